@@ -1,0 +1,5 @@
+"""Allow ``python -m bot``."""
+
+from bot.cli import main
+
+main()

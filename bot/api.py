@@ -1,0 +1,141 @@
+"""The incident API: list, get and change incidents over HTTP (JSON in, JSON out).
+
+Reads are open unless API_TOKEN is set; writes always need API_TOKEN, so a bot started without
+one cannot be driven by whoever reaches its port.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot.app import Deps
+from bot.domain import Category, IncidentStatus, Severity
+from bot.errors import BotError, PayloadError
+from bot.http import bearer_ok, error_response, unauthorized
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    actor: str = Field(min_length=1, max_length=200)
+
+
+class DeclareBody(_Body):
+    title: str = Field(min_length=1, max_length=500)
+    severity: Severity = Severity.MAJOR
+    service: str | None = None
+    model: str | None = None
+    namespace: str | None = None
+
+
+class SeverityBody(_Body):
+    severity: Severity
+
+
+class CategoryBody(_Body):
+    category: Category
+
+
+class NoteBody(_Body):
+    text: str = Field(min_length=1, max_length=4000)
+
+
+class ResolveBody(_Body):
+    reason: str = Field(min_length=1, max_length=4000)
+
+
+def routes(deps: Deps) -> list[Route]:
+    svc = deps.incidents
+    token = deps.settings.api_token
+
+    async def list_incidents(request: Request) -> Response:
+        if not bearer_ok(request, token):
+            return unauthorized()
+        raw = request.query_params.get("status")
+        try:
+            status = IncidentStatus(raw) if raw else None
+        except ValueError:
+            return JSONResponse({"error": f"status must be one of {[s.value for s in IncidentStatus]}"}, 400)
+        found = await run_in_threadpool(svc.list, status=status)
+        return JSONResponse({"incidents": [i.model_dump(mode="json") for i in found]})
+
+    async def get_incident(request: Request) -> Response:
+        if not bearer_ok(request, token):
+            return unauthorized()
+        try:
+            detail = await run_in_threadpool(svc.get, int(request.path_params["id"]))
+        except BotError as exc:
+            return error_response(exc)
+        return JSONResponse(detail.model_dump(mode="json"))
+
+    def write(
+        model: type[_Body], apply: Callable[[int, Any], BaseModel]
+    ) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            if token is None:
+                return JSONResponse({"error": "incident writes are disabled: set API_TOKEN"}, 403)
+            if not bearer_ok(request, token):
+                return unauthorized()
+            try:
+                body = model.model_validate(json.loads(await request.body()))
+                result = await run_in_threadpool(apply, int(request.path_params.get("id", 0)), body)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                return error_response(PayloadError(f"body is not valid JSON: {exc}"))
+            except ValidationError as exc:
+                reasons = "; ".join(
+                    f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
+                )
+                return error_response(PayloadError(reasons))
+            except BotError as exc:
+                return error_response(exc)
+            return JSONResponse(result.model_dump(mode="json"))
+
+        return endpoint
+
+    def declare(_: int, b: DeclareBody) -> BaseModel:
+        return svc.declare(
+            title=b.title,
+            severity=b.severity,
+            actor=b.actor,
+            service=b.service,
+            model=b.model,
+            namespace=b.namespace,
+        )
+
+    return [
+        Route("/api/incidents", list_incidents, methods=["GET"]),
+        Route("/api/incidents", write(DeclareBody, declare), methods=["POST"]),
+        Route("/api/incidents/{id:int}", get_incident, methods=["GET"]),
+        Route(
+            "/api/incidents/{id:int}/ack",
+            write(_Body, lambda i, b: svc.acknowledge(i, actor=b.actor)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/incidents/{id:int}/severity",
+            write(SeverityBody, lambda i, b: svc.set_severity(i, b.severity, actor=b.actor)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/incidents/{id:int}/category",
+            write(CategoryBody, lambda i, b: svc.tag_category(i, b.category, actor=b.actor)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/incidents/{id:int}/notes",
+            write(NoteBody, lambda i, b: svc.add_note(i, b.text, actor=b.actor)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/incidents/{id:int}/resolve",
+            write(ResolveBody, lambda i, b: svc.resolve(i, reason=b.reason, actor=b.actor)),
+            methods=["POST"],
+        ),
+    ]

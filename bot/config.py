@@ -1,0 +1,198 @@
+"""The YAML configuration: services and their SLOs, responders, approvers, dashboards, backends.
+
+Validated at start-up; an invalid file stops the process with an error naming the file, the line
+and the field, so that a typo never reaches 3 a.m.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.domain import Severity
+from bot.errors import ConfigError
+
+SLACK_PRINCIPAL = re.compile(r"^(?:[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,}|[^@\s]+@[^@\s]+\.[^@\s]+)$")
+DURATION = re.compile(r"^\d+[smhdw]$")
+DASHBOARD_FIELDS = frozenset(
+    {"service", "model", "namespace", "alertname", "incident_id", "from_ms", "to_ms", "from_iso", "to_iso"}
+)
+
+Principal = Annotated[str, Field(pattern=SLACK_PRINCIPAL.pattern)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Dashboard(_Strict):
+    """A dashboard link whose URL is a template scoped to the incident window."""
+
+    title: str = Field(min_length=1, max_length=100)
+    url: str
+
+    @field_validator("url")
+    @classmethod
+    def _known_placeholders(cls, url: str) -> str:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        for _, name, _, _ in string.Formatter().parse(url):
+            if name is not None and name not in DASHBOARD_FIELDS:
+                known = ", ".join(sorted(DASHBOARD_FIELDS))
+                raise ValueError(f"unknown placeholder {{{name}}}; known: {known}")
+        return url
+
+    def render(self, **values: str) -> str:
+        """Fill the template; every placeholder has a value (validated at load)."""
+        return self.url.format(**values)
+
+
+class Slo(_Strict):
+    """One service level objective of a service."""
+
+    name: str = Field(min_length=1)
+    objective: float = Field(gt=0, lt=1, description="target ratio of good events, e.g. 0.999")
+    window: str = Field(default="30d", pattern=DURATION.pattern)
+    description: str = ""
+
+
+class Service(_Strict):
+    """A served model endpoint the bot knows about."""
+
+    name: str = Field(min_length=1)
+    namespace: str | None = None
+    model: str | None = None
+    team: str | None = None
+    slos: list[Slo] = Field(default_factory=list)
+    responders: list[Principal] = Field(default_factory=list)
+    dashboards: list[Dashboard] = Field(default_factory=list)
+
+
+class Backends(_Strict):
+    """Where the read-only evidence backends live (credentials come from the environment)."""
+
+    prometheus_url: str | None = None
+    alertmanager_url: str | None = None
+    elasticsearch_url: str | None = None
+    logs_index: str = "logs-*"
+    kubernetes_context: str | None = None
+    timeout_seconds: float = Field(default=5.0, gt=0, le=120)
+
+
+DEFAULT_SEVERITY_MAP: dict[str, Severity] = {
+    "page": Severity.CRITICAL,
+    "critical": Severity.CRITICAL,
+    "p1": Severity.CRITICAL,
+    "error": Severity.MAJOR,
+    "high": Severity.MAJOR,
+    "major": Severity.MAJOR,
+    "p2": Severity.MAJOR,
+    "warning": Severity.MINOR,
+    "ticket": Severity.MINOR,
+    "minor": Severity.MINOR,
+    "p3": Severity.MINOR,
+    "info": Severity.INFO,
+    "none": Severity.INFO,
+}
+
+
+class BotConfig(_Strict):
+    """The whole configuration file."""
+
+    services: list[Service] = Field(default_factory=list)
+    namespaces: list[str] = Field(default_factory=list)
+    responders: list[Principal] = Field(default_factory=list)
+    approvers: list[Principal] = Field(default_factory=list)
+    dashboards: list[Dashboard] = Field(default_factory=list)
+    backends: Backends = Field(default_factory=Backends)
+    severity_map: dict[str, Severity] = Field(default_factory=dict)
+    default_severity: Severity = Severity.MAJOR
+    value_annotations: list[str] = Field(
+        default_factory=lambda: ["value", "current_value", "violating_value", "observed_value"]
+    )
+
+    @field_validator("services")
+    @classmethod
+    def _unique_services(cls, services: list[Service]) -> list[Service]:
+        seen: set[str] = set()
+        for svc in services:
+            if svc.name in seen:
+                raise ValueError(f"service {svc.name!r} is declared twice")
+            seen.add(svc.name)
+        return services
+
+    def severity_for(self, label: str | None) -> Severity:
+        """Map an alert's `severity` label to the incident severity."""
+        if not label:
+            return self.default_severity
+        key = label.strip().lower()
+        return self.severity_map.get(key) or DEFAULT_SEVERITY_MAP.get(key) or self.default_severity
+
+    def service(self, name: str | None) -> Service | None:
+        """The configured service of that name, if any."""
+        return next((s for s in self.services if s.name == name), None) if name else None
+
+
+def load_config(path: Path | None) -> BotConfig:
+    """Read and validate the YAML file; no path means the embedded defaults."""
+    if path is None:
+        return BotConfig()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from exc
+    try:
+        root = yaml.compose(text)
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}:1: the top level must be a mapping of settings")
+    try:
+        return BotConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            line = _line_of(root, loc)
+            field = _dotted(loc) or "(top level)"
+            lines.append(f"{path}:{line}: {field}: {err['msg']}")
+        raise ConfigError("invalid configuration\n  " + "\n  ".join(lines)) from exc
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
+    """Line (1-based) of the deepest YAML node the error location reaches."""
+    if node is None:
+        return 1
+    line = node.start_mark.line + 1
+    for part in loc:
+        child: yaml.Node | None = None
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == str(part):
+                    child = value
+                    line = key.start_mark.line + 1
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+            line = child.start_mark.line + 1
+        if child is None:
+            break
+        node = child
+    return line

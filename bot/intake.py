@@ -1,0 +1,222 @@
+"""Alertmanager notification → alerts → incident, idempotently.
+
+One active incident per alert group (`groupKey`), guaranteed by a partial unique index; alerts
+are deduplicated by fingerprint within the incident. Repeats of an unchanged alert only bump its
+counters; a new alert, a resolution and a re-fire each write a timeline event. A notification
+whose alerts are all resolved never opens an incident. The slow follow-up (Slack, triage) is
+queued as a job in the same transaction, so an incident is never opened without its job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from bot.alertmanager import WebhookAlert, WebhookPayload
+from bot.clock import Clock, utc_now
+from bot.config import BotConfig
+from bot.domain import AlertStatus, EventKind, IncidentStatus, IntakeOutcome, IntakeResult
+from bot.incidents import add_event
+from bot.jobs import enqueue
+from bot.store.db import Database
+from bot.store.models import AlertRow, IncidentRow
+from bot.store.upsert import insert_for
+
+ACTOR = "alertmanager"
+ANNOUNCE_JOB = "incident.announce"
+ACTIVE = text("status <> 'resolved'")
+
+
+class Intake:
+    """Records notifications; `on_opened` is called after a commit that opened an incident."""
+
+    def __init__(
+        self,
+        db: Database,
+        config: BotConfig,
+        *,
+        clock: Clock = utc_now,
+        job_max_attempts: int = 5,
+        on_opened: Callable[[int], None] | None = None,
+    ) -> None:
+        self._db = db
+        self._config = config
+        self._clock = clock
+        self._max_attempts = job_max_attempts
+        self._on_opened = on_opened
+
+    def ingest(self, payload: WebhookPayload) -> IntakeResult:
+        now = self._clock()
+        with self._db.transaction() as session:
+            incident_id, opened = self._incident_for(session, payload, now)
+            if incident_id is None:
+                return IntakeResult(
+                    outcome=IntakeOutcome.IGNORED,
+                    incident_id=None,
+                    new_alerts=0,
+                    updated_alerts=0,
+                    reason="every alert is resolved and no incident is open for this group",
+                )
+            new = updated = 0
+            for alert in payload.alerts:
+                if self._record_alert(session, incident_id, alert, now):
+                    new += 1
+                else:
+                    updated += 1
+        if opened and self._on_opened is not None:
+            self._on_opened(incident_id)
+        return IntakeResult(
+            outcome=IntakeOutcome.OPENED if opened else IntakeOutcome.ATTACHED,
+            incident_id=incident_id,
+            new_alerts=new,
+            updated_alerts=updated,
+        )
+
+    # -- incident ------------------------------------------------------------------------------
+    def _incident_for(
+        self, session: Session, payload: WebhookPayload, now: datetime
+    ) -> tuple[int | None, bool]:
+        existing = self._active_incident(session, payload.group_hash)
+        if existing is not None:
+            return existing, False
+        firing = [a for a in payload.alerts if a.status is AlertStatus.FIRING]
+        if not firing:
+            return None, False
+        values = self._new_incident_values(payload, firing, now)
+        stmt = (
+            insert_for(session, IncidentRow)
+            .values(**values)
+            .on_conflict_do_nothing(index_elements=["group_hash"], index_where=ACTIVE)
+            .returning(IncidentRow.id)
+        )
+        created = session.execute(stmt).scalar_one_or_none()
+        if created is None:  # a concurrent notification of the same group won the race
+            return self._active_incident(session, payload.group_hash), False
+        add_event(
+            session,
+            incident_id=created,
+            at=now,
+            actor=ACTOR,
+            kind=EventKind.OPENED,
+            text=f"opened from alert group {payload.groupKey}",
+            data={
+                "receiver": payload.receiver,
+                "group_labels": payload.groupLabels,
+                "query": values["query"],
+                "value": values["value"],
+            },
+        )
+        enqueue(
+            session,
+            kind=ANNOUNCE_JOB,
+            payload={"incident_id": created},
+            now=now,
+            dedup_key=f"{ANNOUNCE_JOB}:{created}",
+            max_attempts=self._max_attempts,
+        )
+        return created, True
+
+    @staticmethod
+    def _active_incident(session: Session, group_hash: str) -> int | None:
+        return session.scalar(
+            select(IncidentRow.id).where(
+                IncidentRow.group_hash == group_hash, IncidentRow.status != IncidentStatus.RESOLVED.value
+            )
+        )
+
+    def _new_incident_values(
+        self, payload: WebhookPayload, firing: list[WebhookAlert], now: datetime
+    ) -> dict[str, object]:
+        first = firing[0]
+        service = payload.label("service")
+        configured = self._config.service(service)
+        alertname = payload.label("alertname") or first.alertname
+        summary = payload.commonAnnotations.get("summary") or first.annotations.get("summary")
+        title = summary or (f"{alertname} on {service}" if service else alertname)
+        return {
+            "title": title[:500],
+            "status": IncidentStatus.OPEN.value,
+            "severity": self._config.severity_for(payload.label("severity")).value,
+            "group_key": payload.groupKey,
+            "group_hash": payload.group_hash,
+            "receiver": payload.receiver,
+            "service": service,
+            "model": payload.label("model", "model_name") or (configured.model if configured else None),
+            "namespace": payload.label("namespace") or (configured.namespace if configured else None),
+            "alertname": alertname,
+            "query": first.query,
+            "value": first.value(self._config.value_annotations),
+            "labels": dict(payload.commonLabels or first.labels),
+            "started_at": min(a.startsAt for a in firing),
+            "opened_at": now,
+        }
+
+    # -- alerts --------------------------------------------------------------------------------
+    def _record_alert(self, session: Session, incident_id: int, alert: WebhookAlert, now: datetime) -> bool:
+        """Insert or update one alert; True when it is new to the incident."""
+        values = {
+            "status": alert.status.value,
+            "labels": alert.labels,
+            "annotations": alert.annotations,
+            "starts_at": alert.startsAt,
+            "ends_at": alert.ended_at,
+            "generator_url": alert.generatorURL,
+            "query": alert.query,
+            "value": alert.value(self._config.value_annotations),
+        }
+        stmt = (
+            insert_for(session, AlertRow)
+            .values(
+                incident_id=incident_id,
+                fingerprint=alert.fingerprint,
+                alertname=alert.alertname,
+                first_received_at=now,
+                last_received_at=now,
+                notifications=1,
+                **values,
+            )
+            .on_conflict_do_nothing(index_elements=["incident_id", "fingerprint"])
+            .returning(AlertRow.id)
+        )
+        if session.execute(stmt).scalar_one_or_none() is not None:
+            kind = EventKind.ALERT_FIRING if alert.status is AlertStatus.FIRING else EventKind.ALERT_RESOLVED
+            add_event(
+                session,
+                incident_id=incident_id,
+                at=now,
+                actor=ACTOR,
+                kind=kind,
+                text=_describe(alert, "firing" if kind is EventKind.ALERT_FIRING else "resolved"),
+                data={"fingerprint": alert.fingerprint, "value": values["value"]},
+            )
+            return True
+        row = session.scalars(
+            select(AlertRow)
+            .where(AlertRow.incident_id == incident_id, AlertRow.fingerprint == alert.fingerprint)
+            .with_for_update()
+        ).one()
+        previous = row.status
+        for key, value in values.items():
+            setattr(row, key, value)
+        row.last_received_at = now
+        row.notifications += 1
+        if previous != alert.status.value:
+            resolved = alert.status is AlertStatus.RESOLVED
+            add_event(
+                session,
+                incident_id=incident_id,
+                at=now,
+                actor=ACTOR,
+                kind=EventKind.ALERT_RESOLVED if resolved else EventKind.ALERT_FIRING,
+                text=_describe(alert, "resolved" if resolved else "firing again"),
+                data={"fingerprint": alert.fingerprint, "value": values["value"]},
+            )
+        return False
+
+
+def _describe(alert: WebhookAlert, what: str) -> str:
+    scope = ", ".join(f"{k}={alert.labels[k]}" for k in ("service", "pod", "node") if k in alert.labels)
+    return f"{alert.alertname} {what}" + (f" ({scope})" if scope else "")

@@ -1,0 +1,138 @@
+"""A job queue in the database, safe to share between threads, processes and replicas.
+
+Jobs are claimed with one UPDATE .. RETURNING whose subquery skips rows locked by other
+claimers on PostgreSQL (FOR UPDATE SKIP LOCKED); SQLite serialises writers, so the same UPDATE
+is atomic there. A claim is a lease: a worker that dies leaves a job whose lease expires and
+that another worker then picks up. Completion is fenced on the lease holder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, func, or_, select, update
+from sqlalchemy.orm import Session
+
+from bot.store.models import JobRow
+from bot.store.upsert import insert_for
+
+QUEUED = "queued"
+RUNNING = "running"
+DONE = "done"
+DEAD = "dead"
+
+
+@dataclass(frozen=True)
+class Job:
+    """A claimed job."""
+
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    attempts: int
+    max_attempts: int
+
+
+def enqueue(
+    session: Session,
+    *,
+    kind: str,
+    payload: dict[str, Any],
+    now: datetime,
+    dedup_key: str | None = None,
+    max_attempts: int = 5,
+) -> bool:
+    """Add a job; with a dedup_key already queued or run, do nothing. True when added."""
+    stmt = (
+        insert_for(session, JobRow)
+        .values(
+            kind=kind,
+            payload=payload,
+            dedup_key=dedup_key,
+            status=QUEUED,
+            attempts=0,
+            max_attempts=max_attempts,
+            run_after=now,
+            created_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=["dedup_key"])
+        .returning(JobRow.id)
+    )
+    return session.execute(stmt).scalar_one_or_none() is not None
+
+
+def claim(session: Session, *, worker_id: str, now: datetime, lease: timedelta) -> Job | None:
+    """Take the oldest runnable job (queued and due, or running with an expired lease)."""
+    candidate = (
+        select(JobRow.id)
+        .where(
+            or_(
+                and_(JobRow.status == QUEUED, JobRow.run_after <= now),
+                and_(JobRow.status == RUNNING, JobRow.locked_until < now),
+            )
+        )
+        .order_by(JobRow.run_after, JobRow.id)
+        .limit(1)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    stmt = (
+        update(JobRow)
+        .where(JobRow.id == candidate)
+        .values(
+            status=RUNNING,
+            locked_by=worker_id,
+            locked_until=now + lease,
+            attempts=JobRow.attempts + 1,
+        )
+        .returning(JobRow.id, JobRow.kind, JobRow.payload, JobRow.attempts, JobRow.max_attempts)
+    )
+    row = session.execute(stmt).one_or_none()
+    if row is None:
+        return None
+    return Job(
+        id=row.id,
+        kind=row.kind,
+        payload=dict(row.payload),
+        attempts=row.attempts,
+        max_attempts=row.max_attempts,
+    )
+
+
+def complete(session: Session, *, job: Job, worker_id: str, now: datetime) -> bool:
+    """Mark done; False when the lease was lost to another worker meanwhile."""
+    stmt = (
+        update(JobRow)
+        .where(JobRow.id == job.id, JobRow.locked_by == worker_id, JobRow.status == RUNNING)
+        .values(status=DONE, finished_at=now, locked_until=None, last_error=None)
+    )
+    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined,no-any-return]
+
+
+def fail(session: Session, *, job: Job, worker_id: str, now: datetime, error: str) -> str:
+    """Requeue with exponential backoff, or mark dead after the last attempt. Returns the status."""
+    status = DEAD if job.attempts >= job.max_attempts else QUEUED
+    backoff = timedelta(seconds=min(300, 2**job.attempts))
+    stmt = (
+        update(JobRow)
+        .where(JobRow.id == job.id, JobRow.locked_by == worker_id, JobRow.status == RUNNING)
+        .values(
+            status=status,
+            run_after=now + backoff,
+            locked_until=None,
+            last_error=error[:2000],
+            finished_at=now if status == DEAD else None,
+        )
+    )
+    session.execute(stmt)
+    return status
+
+
+def depth(session: Session) -> dict[str, int]:
+    """Number of jobs per status (queued, running, done, dead)."""
+    rows = session.execute(select(JobRow.status, func.count()).group_by(JobRow.status)).all()
+    counts = {QUEUED: 0, RUNNING: 0, DONE: 0, DEAD: 0}
+    counts.update({status: int(n) for status, n in rows})
+    return counts

@@ -1,0 +1,93 @@
+"""The ASGI application: Alertmanager intake, incident API, health and metrics."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from bot import api
+from bot.alertmanager import parse_payload
+from bot.app import Deps
+from bot.domain import IntakeOutcome
+from bot.errors import PayloadError, StoreError
+from bot.http import bearer_ok, error_response, unauthorized
+
+log = logging.getLogger(__name__)
+
+
+def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
+    """The application; with `run_worker` the job-queue worker runs for the app's lifetime."""
+    metrics = deps.metrics
+
+    async def alertmanager_webhook(request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            if not bearer_ok(request, deps.settings.alertmanager_token):
+                metrics.webhooks.labels("unauthorized").inc()
+                return unauthorized()
+            try:
+                payload = parse_payload(await request.body())
+            except PayloadError as exc:
+                metrics.webhooks.labels("rejected").inc()
+                log.info("webhook rejected: %s", exc.message)
+                return error_response(exc)
+            for alert in payload.alerts:
+                metrics.alerts_received.labels(alert.status.value).inc()
+            try:
+                result = await run_in_threadpool(deps.intake.ingest, payload)
+            except SQLAlchemyError as exc:
+                # 5xx: Alertmanager retries, so nothing is lost while the database is away.
+                metrics.webhooks.labels("store_error").inc()
+                log.error("webhook could not be stored: %s", exc)
+                return error_response(StoreError(f"could not store the notification: {type(exc).__name__}"))
+            metrics.webhooks.labels(result.outcome.value).inc()
+            if result.outcome is IntakeOutcome.OPENED:
+                metrics.incidents_opened.inc()
+            return JSONResponse(result.model_dump(mode="json"))
+        finally:
+            metrics.webhook_latency.observe(time.perf_counter() - started)
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(_: Request) -> Response:
+        try:
+            await run_in_threadpool(deps.db.ping)
+        except StoreError as exc:
+            return JSONResponse({"status": "unavailable", "database": exc.message}, status_code=503)
+        return JSONResponse({"status": "ready", "database": deps.db.dialect})
+
+    async def metrics_endpoint(_: Request) -> Response:
+        body = await run_in_threadpool(generate_latest, metrics.registry)
+        return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        if run_worker:
+            deps.worker.start()
+        try:
+            yield
+        finally:
+            if run_worker:
+                deps.worker.stop()
+
+    return Starlette(
+        routes=[
+            Route("/webhooks/alertmanager", alertmanager_webhook, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics_endpoint, methods=["GET"]),
+            *api.routes(deps),
+        ],
+        lifespan=lifespan,
+    )

@@ -1,0 +1,117 @@
+"""Engine and session set-up for SQLite (one process) and PostgreSQL (many replicas)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from bot.errors import StoreError
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+# Any 64-bit number will do: it only has to be the same for every replica running migrations.
+MIGRATION_LOCK_ID = 0x1C1DE7B07
+
+
+def normalise_url(url: str) -> str:
+    """Use psycopg 3 for plain postgresql:// URLs (the psycopg2 default is not installed)."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+class Database:
+    """The engine plus the two kinds of session the bot uses: write transactions and reads."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self._readers = sessionmaker(engine.execution_options(read_only=True), expire_on_commit=False)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A write transaction, committed on success and rolled back on error."""
+        with self._sessions.begin() as session:
+            yield session
+
+    @contextmanager
+    def reader(self) -> Iterator[Session]:
+        """A read-only session (on SQLite it does not take the write lock)."""
+        with self._readers() as session:
+            yield session
+
+    def ping(self) -> None:
+        """Raise StoreError unless the database answers a trivial query."""
+        try:
+            with self.engine.connect().execution_options(read_only=True) as conn:
+                conn.execute(text("SELECT 1"))
+        except SQLAlchemyError as exc:
+            cause = getattr(exc, "orig", None) or exc
+            raise StoreError(f"database unreachable: {type(cause).__name__}: {cause}") from exc
+
+    def upgrade(self, revision: str = "head") -> None:
+        """Apply Alembic migrations; replicas starting together serialise on an advisory lock."""
+        from alembic import command
+        from alembic.config import Config
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        with self.engine.begin() as conn:
+            if self.dialect == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK_ID})
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, revision)
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def create_database(url: str, *, pool_size: int = 20) -> Database:
+    """Build the engine with the settings each backend needs for concurrent intake."""
+    url = normalise_url(url)
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {"pool_pre_ping": True}
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database in (None, "", ":memory:"):
+            raise StoreError("SQLite needs a file (sqlite:///path.db): an in-memory database is per thread")
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        kwargs.update(pool_size=pool_size, max_overflow=pool_size, connect_args={"timeout": 30})
+        engine = create_engine(url, **kwargs)
+        _configure_sqlite(engine)
+    else:
+        kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_timeout=30)
+        engine = create_engine(url, **kwargs)
+    return Database(engine)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    """WAL, a busy timeout, foreign keys, and BEGIN IMMEDIATE for writes.
+
+    Deferred transactions that later write can fail with "database is locked" without waiting;
+    taking the write lock up front makes concurrent writers queue on the busy timeout instead.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # let SQLAlchemy's begin event emit BEGIN
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=30000")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        read_only = conn.get_execution_options().get("read_only", False)
+        conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")

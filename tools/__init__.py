@@ -1,0 +1,1 @@
+"""Read-only evidence tools, one module per backend (Prometheus, Elasticsearch, Kubernetes, GPU)."""

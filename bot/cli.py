@@ -91,6 +91,7 @@ def serve(
     except OSError as exc:
         typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror}", err=True)
         raise typer.Exit(1) from exc
+    sock.listen(2048)  # connections queue from now on, before uvicorn starts accepting
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     typer.echo(

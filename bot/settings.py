@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.errors import ConfigError
@@ -40,6 +40,12 @@ class Settings(BaseSettings):
     job_max_attempts: int = Field(default=5, ge=1, le=100)
     db_pool_size: int = Field(default=20, ge=1, le=200)
     log_level: str = Field(default="INFO")
+
+    @field_validator("alertmanager_token", "api_token", "incident_bot_config", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """`VAR=` in an env file means unset, not "the empty string is the token"."""
+        return None if isinstance(value, str) and not value.strip() else value
 
 
 def load_settings() -> Settings:

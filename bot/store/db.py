@@ -61,6 +61,13 @@ class Database:
 
     def upgrade(self, revision: str = "head") -> None:
         """Apply Alembic migrations; replicas starting together serialise on an advisory lock."""
+        self._migrate("upgrade", revision)
+
+    def downgrade(self, revision: str) -> None:
+        """Revert migrations down to `revision` ("base" drops everything)."""
+        self._migrate("downgrade", revision)
+
+    def _migrate(self, direction: str, revision: str) -> None:
         from alembic import command
         from alembic.config import Config
 
@@ -70,7 +77,7 @@ class Database:
             if self.dialect == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK_ID})
             cfg.attributes["connection"] = conn
-            command.upgrade(cfg, revision)
+            getattr(command, direction)(cfg, revision)
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -1,0 +1,23 @@
+"""Read the store directly, to check what a request did (or did not) write."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from bot.store.db import Database
+from bot.store.models import AlertRow, Base, IncidentRow, JobRow, TimelineEventRow
+
+
+def count(db: Database, model: type[Base]) -> int:
+    with db.reader() as session:
+        return int(session.scalar(select(func.count()).select_from(model)) or 0)
+
+
+def totals(db: Database) -> dict[str, int]:
+    """Row counts of the tables intake writes."""
+    return {
+        "incidents": count(db, IncidentRow),
+        "alerts": count(db, AlertRow),
+        "timeline": count(db, TimelineEventRow),
+        "jobs": count(db, JobRow),
+    }

@@ -1,0 +1,101 @@
+"""The `incident-bot` command line, run as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.payloads import alert, webhook
+
+
+def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.fixture
+def env(database_url: str) -> dict[str, str]:
+    return {**os.environ, "DATABASE_URL": database_url, "ALERTMANAGER_TOKEN": "", "API_TOKEN": ""}
+
+
+@pytest.fixture
+def served(env: dict[str, str]) -> Iterator[str]:
+    """`incident-bot serve --port 0`; yields the URL announced on its first line."""
+    with subprocess.Popen(
+        [sys.executable, "-m", "bot", "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        try:
+            assert proc.stdout is not None and proc.stderr is not None
+            first = proc.stdout.readline()
+            assert first.startswith("incident-bot listening on http://127.0.0.1:"), first + proc.stderr.read()
+            yield first.split()[3]
+        finally:
+            proc.terminate()
+            # uvicorn shuts down gracefully, then re-raises the signal it caught.
+            assert proc.wait(20) in (0, -signal.SIGTERM)
+            assert "Application shutdown complete" in proc.stderr.read()
+
+
+def test_serve_then_list_and_show(served: str, env: dict[str, str]) -> None:
+    a = alert(labels={"service": "llama-chat", "namespace": "llm-serving"}, annotations={"value": "0.2"})
+    answer = httpx.post(f"{served}/webhooks/alertmanager", content=json.dumps(webhook([a])), timeout=10)
+    assert answer.status_code == 200
+    iid = answer.json()["incident_id"]
+    listed = run(env, "incidents", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [i["id"] for i in json.loads(listed.stdout)] == [iid]
+    table = run(env, "incidents", "list").stdout
+    assert "llama-chat" in table and "open" in table
+    shown = json.loads(run(env, "incidents", "show", str(iid), "--json").stdout)
+    assert shown["incident"]["value"] == "0.2" and shown["alerts"][0]["fingerprint"] == a["fingerprint"]
+    text = run(env, "incidents", "show", str(iid)).stdout
+    assert "query      slo:sli_error:ratio_rate5m" in text
+
+
+def test_lifecycle_commands(env: dict[str, str]) -> None:
+    assert run(env, "db", "upgrade").returncode == 0
+    assert (
+        run(env, "incidents", "declare", "GPU fell off the bus", "--actor", "U1").stdout.strip()
+        == "incident 1 opened"
+    )
+    for args in (
+        ["ack", "1"],
+        ["severity", "1", "critical"],
+        ["tag", "1", "infrastructure"],
+        ["note", "1", "Xid 79 on gpu-node-3"],
+        ["resolve", "1", "--reason", "node drained"],
+    ):
+        result = run(env, "incidents", *args, "--actor", "U2")
+        assert result.returncode == 0, (args, result.stderr)
+    shown = json.loads(run(env, "incidents", "show", "1", "--json").stdout)
+    assert [e["kind"] for e in shown["timeline"]] == [
+        "opened",
+        "acknowledged",
+        "severity_changed",
+        "category_tagged",
+        "note",
+        "resolved",
+    ]
+    again = run(env, "incidents", "resolve", "1", "--reason", "x", "--actor", "U2")
+    assert again.returncode == 1 and "already resolved" in again.stderr
+    missing = run(env, "incidents", "show", "42")
+    assert missing.returncode == 1 and "incident 42 does not exist" in missing.stderr
+
+
+def test_db_upgrade_is_idempotent(env: dict[str, str], tmp_path: Path) -> None:
+    for _ in range(2):
+        result = run(env, "db", "upgrade")
+        assert result.returncode == 0 and "head" in result.stdout

@@ -1,0 +1,102 @@
+"""The YAML configuration: a valid file loads, an invalid one names the file, line and field."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import load_config
+from bot.domain import Severity
+from bot.errors import ConfigError
+from bot.settings import load_settings
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "deploy" / "config.example.yaml"
+
+
+def test_example_config_loads() -> None:
+    config = load_config(EXAMPLE)
+    service = config.service("llama-chat")
+    assert service is not None and service.slos[0].objective == 0.999
+    assert config.severity_for("page") is Severity.CRITICAL
+    assert config.severity_for("warning") is Severity.MINOR  # built-in mapping
+    assert config.severity_for(None) is Severity.MAJOR
+    assert config.backends.logs_index == "logs-inference"
+
+
+def test_no_file_means_embedded_defaults() -> None:
+    config = load_config(None)
+    assert config.services == [] and config.backends.timeout_seconds == 5.0
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "bot.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "services:\n  - name: a\n    slos:\n      - name: x\n        objective: 1.5\n",
+            "bot.yaml:5: services[0].slos[0].objective: Input should be less than 1",
+        ),
+        ("approvers: [U0OK, not a user]\n", "bot.yaml:1: approvers[1]: String should match pattern"),
+        (
+            "backends:\n  prometheus_url: http://p\n  timeout_secs: 3\n",
+            "bot.yaml:3: backends.timeout_secs: Extra inputs",
+        ),
+        (
+            "dashboards:\n  - title: d\n    url: https://g/d?x={secret}\n",
+            "bot.yaml:3: dashboards[0].url: Value error, unknown placeholder {secret}",
+        ),
+        ("services:\n  - name: a\n  - name: a\n", "service 'a' is declared twice"),
+        ("severity_map:\n  page: apocalyptic\n", "bot.yaml:2: severity_map.page: Input should be"),
+        ("services: [\n", "bot.yaml:2: not valid YAML"),
+        ("- just\n- a list\n", "bot.yaml:1: the top level must be a mapping"),
+    ],
+)
+def test_invalid_files_name_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert expected in info.value.message
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read configuration"):
+        load_config(tmp_path / "absent.yaml")
+
+
+def test_invalid_environment_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKER_THREADS", "many")
+    with pytest.raises(ConfigError, match="WORKER_THREADS"):
+        load_settings()
+
+
+def test_serve_refuses_to_start_on_an_invalid_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "responders: [nobody]\n")
+    env = {
+        "INCIDENT_BOT_CONFIG": str(path),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}",
+        "PATH": "/usr/bin",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "serve", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert f"{path}:1: responders[0]" in result.stderr
+    assert "listening" not in result.stdout
+    check = subprocess.run(
+        [sys.executable, "-m", "bot", "config", "check", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert check.returncode == 0 and "1 services, 2 SLOs, 2 approvers" in check.stdout

@@ -1,0 +1,127 @@
+"""Incident lifecycle through the HTTP API; every change is on the timeline with actor and time."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import httpx
+
+from bot.app import Deps, build_deps
+from bot.server import build_app
+from tests.conftest import api_headers, make_settings
+from tests.support.live import serve_in_thread
+from tests.support.store import totals
+
+H = api_headers()
+
+
+def declare(client: httpx.Client, **extra: object) -> dict:  # type: ignore[type-arg]
+    body = {"title": "TTFT burning on llama-chat", "actor": "U0ALICE", "severity": "major", **extra}
+    response = client.post("/api/incidents", json=body, headers=H)
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_full_lifecycle_writes_a_timeline_event_per_change(client: httpx.Client) -> None:
+    incident = declare(client, service="llama-chat")
+    iid = incident["id"]
+    assert incident["status"] == "open"
+    steps = [
+        ("ack", {"actor": "U0BOB"}),
+        ("severity", {"actor": "U0BOB", "severity": "critical"}),
+        ("category", {"actor": "U0CAROL", "category": "inference_engine"}),
+        ("notes", {"actor": "U0CAROL", "text": "KV cache at 99% since the rollout"}),
+        ("resolve", {"actor": "U0BOB", "reason": "rolled back to revision 1"}),
+    ]
+    for path, body in steps:
+        response = client.post(f"/api/incidents/{iid}/{path}", json=body, headers=H)
+        assert response.status_code == 200, (path, response.text)
+    detail = client.get(f"/api/incidents/{iid}", headers=H).json()
+    final = detail["incident"]
+    assert final["status"] == "resolved"
+    assert final["severity"] == "critical"
+    assert final["category"] == "inference_engine"
+    assert final["acknowledged_by"] == "U0BOB" and final["resolved_by"] == "U0BOB"
+    assert final["resolution"] == "rolled back to revision 1"
+    events = [(e["kind"], e["actor"]) for e in detail["timeline"]]
+    assert events == [
+        ("opened", "U0ALICE"),
+        ("acknowledged", "U0BOB"),
+        ("severity_changed", "U0BOB"),
+        ("category_tagged", "U0CAROL"),
+        ("note", "U0CAROL"),
+        ("resolved", "U0BOB"),
+    ]
+    times = [datetime.fromisoformat(e["at"]) for e in detail["timeline"]]
+    assert times == sorted(times) and all(t.tzinfo is not None for t in times)
+    assert detail["timeline"][2]["data"] == {"from": "major", "to": "critical"}
+
+
+def test_invalid_transitions_are_409_and_change_nothing(client: httpx.Client, deps: Deps) -> None:
+    iid = declare(client)["id"]
+    client.post(f"/api/incidents/{iid}/ack", json={"actor": "U1"}, headers=H).raise_for_status()
+    again = client.post(f"/api/incidents/{iid}/ack", json={"actor": "U1"}, headers=H)
+    assert again.status_code == 409 and "acknowledged" in again.json()["error"]
+    client.post(f"/api/incidents/{iid}/resolve", json={"actor": "U1", "reason": "fixed"}, headers=H)
+    before = totals(deps.db)
+    for path, body in [
+        ("resolve", {"actor": "U1", "reason": "x"}),
+        ("severity", {"actor": "U1", "severity": "minor"}),
+    ]:
+        response = client.post(f"/api/incidents/{iid}/{path}", json=body, headers=H)
+        assert response.status_code == 409 and "already resolved" in response.json()["error"]
+    assert totals(deps.db) == before
+    # The final category may still be set after resolution (postmortem tagging).
+    tagged = client.post(
+        f"/api/incidents/{iid}/category", json={"actor": "U1", "category": "operational"}, headers=H
+    )
+    assert tagged.status_code == 200
+
+
+def test_unknown_incident_is_404(client: httpx.Client) -> None:
+    assert client.get("/api/incidents/999", headers=H).status_code == 404
+    response = client.post("/api/incidents/999/ack", json={"actor": "U1"}, headers=H)
+    assert response.status_code == 404 and "999" in response.json()["error"]
+
+
+def test_bad_bodies_are_400_with_the_field(client: httpx.Client, deps: Deps) -> None:
+    iid = declare(client)["id"]
+    before = totals(deps.db)
+    cases = [
+        (f"/api/incidents/{iid}/severity", {"actor": "U1", "severity": "apocalyptic"}, "severity"),
+        (f"/api/incidents/{iid}/category", {"actor": "U1", "category": "gremlins"}, "category"),
+        (f"/api/incidents/{iid}/resolve", {"actor": "U1"}, "reason"),
+        (f"/api/incidents/{iid}/notes", {"text": "who am I"}, "actor"),
+        (f"/api/incidents/{iid}/notes", {"actor": "U1", "text": "x", "extra": 1}, "extra"),
+        ("/api/incidents", {"actor": "U1"}, "title"),
+    ]
+    for path, body, field in cases:
+        response = client.post(path, json=body, headers=H)
+        assert response.status_code == 400, (path, response.text)
+        assert field in response.json()["error"]
+    bad_json = client.post(f"/api/incidents/{iid}/ack", content=b"{", headers=H)
+    assert bad_json.status_code == 400 and "JSON" in bad_json.json()["error"]
+    assert totals(deps.db) == before
+
+
+def test_api_auth(client: httpx.Client, database_url: str, config) -> None:  # type: ignore[no-untyped-def]
+    assert client.get("/api/incidents").status_code == 401
+    assert client.post("/api/incidents", json={"title": "t", "actor": "U1"}).status_code == 401
+    assert client.get("/api/incidents", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    # Without API_TOKEN, reads are open and writes are refused.
+    deps = build_deps(make_settings(database_url, api_token=None), config=config)
+    with serve_in_thread(build_app(deps, run_worker=False)) as url:
+        assert httpx.get(f"{url}/api/incidents").status_code == 200
+        refused = httpx.post(f"{url}/api/incidents", json={"title": "t", "actor": "U1"})
+    deps.db.dispose()
+    assert refused.status_code == 403 and "API_TOKEN" in refused.json()["error"]
+
+
+def test_list_filters_by_status_newest_first(client: httpx.Client) -> None:
+    a, b, c = (declare(client, title=f"incident {n}")["id"] for n in range(3))
+    client.post(f"/api/incidents/{b}/resolve", json={"actor": "U1", "reason": "noise"}, headers=H)
+    every = [i["id"] for i in client.get("/api/incidents", headers=H).json()["incidents"]]
+    assert every == [c, b, a]
+    open_only = [i["id"] for i in client.get("/api/incidents?status=open", headers=H).json()["incidents"]]
+    assert open_only == [c, a]
+    assert client.get("/api/incidents?status=sleeping", headers=H).status_code == 400

@@ -38,6 +38,9 @@ class Settings(BaseSettings):
     worker_poll_seconds: float = Field(default=1.0, gt=0, le=60)
     job_lease_seconds: float = Field(default=300.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1, le=100)
+    intake_concurrency: int = Field(
+        default=0, ge=0, le=200, description="Webhooks stored at once per process; 0 picks per database"
+    )
     db_pool_size: int = Field(default=20, ge=1, le=200)
     log_level: str = Field(default="INFO")
 

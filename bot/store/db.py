@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +35,16 @@ class Database:
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self._readers = sessionmaker(engine.execution_options(read_only=True), expire_on_commit=False)
+        # SQLite has one writer at a time. Queueing this process's writers on a lock wakes the next
+        # one at once; left to SQLite's busy handler they would sleep and poll (up to 100 ms a try).
+        self._write_lock: threading.Lock | contextlib.nullcontext[None] = (
+            threading.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
+        )
+
+    @property
+    def suggested_writers(self) -> int:
+        """How many concurrent write transactions are worth running in one process."""
+        return 2 if self.dialect == "sqlite" else 8
 
     @property
     def dialect(self) -> str:
@@ -41,7 +53,7 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """A write transaction, committed on success and rolled back on error."""
-        with self._sessions.begin() as session:
+        with self._write_lock, self._sessions.begin() as session:
             yield session
 
     @contextmanager

@@ -7,9 +7,15 @@ from typing import Any
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from bot.store.models import Base
 
-def insert_for(session: Session, table: Any) -> Any:
-    """An INSERT construct of the session's dialect, which supports `on_conflict_do_*`."""
+
+def insert_for(session: Session, model: type[Base]) -> Any:
+    """A Core INSERT of the session's dialect, which supports `on_conflict_do_*`.
+
+    Core, not the ORM's bulk path: intake runs this per webhook and the ORM layer doubles its cost.
+    """
+    table = model.__table__
     name = session.get_bind().dialect.name
     if name == "postgresql":
         return postgresql.insert(table)

@@ -1,0 +1,56 @@
+# Shared set-up steps for scripts/serve.sh and scripts/test.sh (sourced, not run).
+# Each step is idempotent and installs only what is missing.
+
+die() { echo "error: $*" >&2; exit 1; }
+
+# python3.11 or newer, as an absolute path.
+find_python() {
+  local candidate
+  for candidate in python3.13 python3.12 python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+      command -v "$candidate"; return 0
+    fi
+  done
+  die "Python 3.11 or newer is required"
+}
+
+have_initdb() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1; }
+have_alertmanager() { command -v prometheus-alertmanager >/dev/null 2>&1 || command -v alertmanager >/dev/null 2>&1; }
+
+# Debian packages the tests need: a real PostgreSQL, Prometheus (with promtool) and Alertmanager.
+ensure_test_servers() {
+  local missing=()
+  have_initdb || missing+=(postgresql)
+  { command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || missing+=(prometheus)
+  have_alertmanager || missing+=(prometheus-alertmanager)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    die "missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})"
+  fi
+  echo "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# .venv with the project installed (extras in $1, e.g. "dev"); reinstalls when pyproject.toml changes.
+ensure_venv() {
+  local extras="${1:-}" python stamp
+  python="$(find_python)"
+  stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)-${extras:-base}"
+  if [ ! -x .venv/bin/python ]; then
+    "$python" -m venv .venv || die "could not create .venv (on Debian: apt-get install python3-venv)"
+  fi
+  if [ ! -f "$stamp" ]; then
+    echo "installing Python packages into .venv"
+    .venv/bin/python -m pip install -q --upgrade pip >/dev/null
+    if [ -n "$extras" ]; then
+      .venv/bin/python -m pip install -q -e ".[$extras]"
+    else
+      .venv/bin/python -m pip install -q -e .
+    fi
+    rm -f .venv/.installed-*
+    touch "$stamp"
+  fi
+}

@@ -15,18 +15,31 @@ import aiohttp
 
 
 def payload(group: int, index: int) -> dict[str, object]:
-    labels = {"alertname": "InferenceErrorBudgetBurn", "service": f"svc-{group:03d}", "severity": "page",
-              "pod": f"svc-{group:03d}-pod-{index:04d}"}
+    labels = {
+        "alertname": "InferenceErrorBudgetBurn",
+        "service": f"svc-{group:03d}",
+        "severity": "page",
+        "pod": f"svc-{group:03d}-pod-{index:04d}",
+    }
     alert = {
-        "status": "firing", "labels": labels, "annotations": {"summary": "burn", "value": "0.02"},
-        "startsAt": "2026-06-01T09:58:00Z", "endsAt": "0001-01-01T00:00:00Z",
+        "status": "firing",
+        "labels": labels,
+        "annotations": {"summary": "burn", "value": "0.02"},
+        "startsAt": "2026-06-01T09:58:00Z",
+        "endsAt": "0001-01-01T00:00:00Z",
         "generatorURL": "http://prometheus:9090/graph?g0.expr=slo%3Asli_error%3Aratio_rate5m+%3E+0.0144",
         "fingerprint": f"{group:04x}{index:012x}",
     }
     return {
-        "version": "4", "groupKey": f'{{}}:{{service="svc-{group:03d}"}}', "truncatedAlerts": 0,
-        "status": "firing", "receiver": "incident-bot", "groupLabels": {"service": labels["service"]},
-        "commonLabels": labels, "commonAnnotations": {}, "externalURL": "http://alertmanager:9093",
+        "version": "4",
+        "groupKey": f'{{}}:{{service="svc-{group:03d}"}}',
+        "truncatedAlerts": 0,
+        "status": "firing",
+        "receiver": "incident-bot",
+        "groupLabels": {"service": labels["service"]},
+        "commonLabels": labels,
+        "commonAnnotations": {},
+        "externalURL": "http://alertmanager:9093",
         "alerts": [alert],
     }
 

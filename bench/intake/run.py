@@ -27,10 +27,20 @@ CLIENT = Path(__file__).with_name("client.py")
 
 
 def bench(database_url: str, args: argparse.Namespace) -> dict[str, object]:
-    env = {**os.environ, "DATABASE_URL": database_url, "ALERTMANAGER_TOKEN": "", "LOG_LEVEL": "WARNING",
-           "WORKER_THREADS": "2"}
-    with subprocess.Popen([sys.executable, "-m", "bot", "serve", "--port", "0"], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as server:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "ALERTMANAGER_TOKEN": "",
+        "LOG_LEVEL": "WARNING",
+        "WORKER_THREADS": "2",
+    }
+    with subprocess.Popen(
+        [sys.executable, "-m", "bot", "serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    ) as server:
         assert server.stdout is not None
         first = server.stdout.readline()
         if "listening on" not in first:
@@ -38,9 +48,21 @@ def bench(database_url: str, args: argparse.Namespace) -> dict[str, object]:
         url = first.split()[3]
         try:
             out = subprocess.run(
-                [sys.executable, str(CLIENT), url, "--alerts", str(args.alerts), "--groups", str(args.groups),
-                 "--concurrency", str(args.concurrency)],
-                capture_output=True, text=True, check=True, timeout=1800,
+                [
+                    sys.executable,
+                    str(CLIENT),
+                    url,
+                    "--alerts",
+                    str(args.alerts),
+                    "--groups",
+                    str(args.groups),
+                    "--concurrency",
+                    str(args.concurrency),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+                timeout=1800,
             ).stdout
         finally:
             server.terminate()
@@ -58,7 +80,9 @@ def bench(database_url: str, args: argparse.Namespace) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--db", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--alerts", type=int, default=10_000)
     parser.add_argument("--groups", type=int, default=100)
@@ -71,14 +95,18 @@ def main() -> None:
     if args.db in ("postgresql", "both"):
         with LocalPostgres(durable=True) as pg:
             rows.append(("postgresql", bench(pg.create_database("bench"), args)))
-    print(f"intake: {args.alerts} alerts in {args.groups} groups, {args.concurrency} concurrent requests, "
-          f"one webhook per alert, loopback")
+    print(
+        f"intake: {args.alerts} alerts in {args.groups} groups, {args.concurrency} concurrent requests, "
+        f"one webhook per alert, loopback"
+    )
     header = f"{'database':<11} {'p50 ms':>8} {'p99 ms':>8} {'alerts/s':>9} {'incidents':>10} {'lost':>5} {'errors':>7}"
     print(header)
     for name, r in rows:
         errors = sum(dict(r["failed"]).values())  # type: ignore[call-overload]
-        print(f"{name:<11} {r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} {r['alerts_per_s']:>9.0f} "
-              f"{r['incidents_opened']:>10} {r['alerts_lost']:>5} {errors:>7}")
+        print(
+            f"{name:<11} {r['p50_ms']:>8.1f} {r['p99_ms']:>8.1f} {r['alerts_per_s']:>9.0f} "
+            f"{r['incidents_opened']:>10} {r['alerts_lost']:>5} {errors:>7}"
+        )
     ok = all(r["incidents_opened"] == args.groups and r["alerts_lost"] == 0 for _, r in rows)
     sys.exit(0 if ok else 1)
 

@@ -99,8 +99,8 @@ def main() -> None:
         f"intake: {args.alerts} alerts in {args.groups} groups, {args.concurrency} concurrent requests, "
         f"one webhook per alert, loopback"
     )
-    header = f"{'database':<11} {'p50 ms':>8} {'p99 ms':>8} {'alerts/s':>9} {'incidents':>10} {'lost':>5} {'errors':>7}"
-    print(header)
+    columns = ("p50 ms", 8), ("p99 ms", 8), ("alerts/s", 9), ("incidents", 10), ("lost", 5), ("errors", 7)
+    print(f"{'database':<11} " + " ".join(f"{name:>{width}}" for name, width in columns))
     for name, r in rows:
         errors = sum(dict(r["failed"]).values())  # type: ignore[call-overload]
         print(

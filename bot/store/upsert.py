@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -16,6 +17,7 @@ def insert_for(session: Session, model: type[Base]) -> Any:
     Core, not the ORM's bulk path: intake runs this per webhook and the ORM layer doubles its cost.
     """
     table = model.__table__
+    assert isinstance(table, Table)
     name = session.get_bind().dialect.name
     if name == "postgresql":
         return postgresql.insert(table)

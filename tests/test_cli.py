@@ -7,12 +7,16 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from bot.alertmanager import parse_payload
+from bot.app import build_deps
+from bot.settings import Settings
 from tests.support.payloads import alert, webhook
 
 
@@ -99,3 +103,31 @@ def test_db_upgrade_is_idempotent(env: dict[str, str], tmp_path: Path) -> None:
     for _ in range(2):
         result = run(env, "db", "upgrade")
         assert result.returncode == 0 and "head" in result.stdout
+
+
+def test_worker_process_drains_the_shared_queue(env: dict[str, str]) -> None:
+    """A separate `incident-bot worker` replica runs the announcement queued by another process."""
+    assert run(env, "db", "upgrade").returncode == 0
+    deps = build_deps(Settings(database_url=env["DATABASE_URL"], worker_threads=0))
+    result = deps.intake.ingest(parse_payload(json.dumps(webhook([alert()])).encode()))
+    assert result.incident_id is not None
+    worker_env = {**env, "WORKER_POLL_SECONDS": "0.1"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "bot", "worker"],
+        env=worker_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        try:
+            deadline = time.monotonic() + 20
+            while not any(e.kind == "announced" for e in deps.incidents.get(result.incident_id).timeline):
+                assert time.monotonic() < deadline, "the worker replica did not run the job"
+                time.sleep(0.1)
+        finally:
+            proc.terminate()
+            assert proc.wait(20) == 0
+            assert proc.stdout is not None and proc.stderr is not None
+            assert "worker" in proc.stdout.read()
+            proc.stderr.read()
+    deps.db.dispose()

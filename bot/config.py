@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bot.domain import Severity
 from bot.errors import ConfigError
+from bot.yamlpos import compose, describe
 
 SLACK_PRINCIPAL = re.compile(r"^(?:[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,}|[^@\s]+@[^@\s]+\.[^@\s]+)$")
 DURATION = re.compile(r"^\d+[smhdw]$")
@@ -147,7 +148,6 @@ def load_config(path: Path | None) -> BotConfig:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from exc
     try:
-        root = yaml.compose(text)
         data: Any = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -160,39 +160,5 @@ def load_config(path: Path | None) -> BotConfig:
     try:
         return BotConfig.model_validate(data)
     except ValidationError as exc:
-        lines = []
-        for err in exc.errors():
-            loc = tuple(err["loc"])
-            line = _line_of(root, loc)
-            field = _dotted(loc) or "(top level)"
-            lines.append(f"{path}:{line}: {field}: {err['msg']}")
+        lines = describe(exc, str(path), compose(text))
         raise ConfigError("invalid configuration\n  " + "\n  ".join(lines)) from exc
-
-
-def _dotted(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
-    """Line (1-based) of the deepest YAML node the error location reaches."""
-    if node is None:
-        return 1
-    line = node.start_mark.line + 1
-    for part in loc:
-        child: yaml.Node | None = None
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if key.value == str(part):
-                    child = value
-                    line = key.start_mark.line + 1
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            child = node.value[part]
-            line = child.start_mark.line + 1
-        if child is None:
-            break
-        node = child
-    return line

@@ -1,0 +1,267 @@
+"""Scenario packs (spec/scenario-pack.md): load, validate, and fail with file, line and field.
+
+Unknown fields anywhere are ignored (forward compatibility). A pack never needs configuration:
+everything the triage needs is in its files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.alertmanager import WebhookPayload, parse_payload
+from bot.domain import Category
+from bot.errors import BotError, PayloadError
+from bot.yamlpos import compose, describe
+
+ACTION_KINDS = frozenset({"reroute", "restart_pod", "cordon_node", "rollback_deployment", "add_replica"})
+TARGET = re.compile(r"^(node|pod|deployment|httproute)/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+CODE = re.compile(r"^(UNATTRIBUTED|(INF|DEP|MOD|ENG|GW|BIZ)_[A-Z0-9_]+)$")
+# name{labels} value [timestamp]  (labels may contain escaped quotes)
+M = TypeVar("M", bound=BaseModel)
+SAMPLE = re.compile(
+    r"^[a-zA-Z_:][a-zA-Z0-9_:]*"
+    r'(\{(\s*[a-zA-Z_][a-zA-Z0-9_]*\s*=\s*"(?:[^"\\]|\\.)*"\s*,?)*\s*\})?'
+    r"\s+\S+(\s+\S+)?$"
+)
+
+
+class PackError(BotError):
+    """A pack file is missing or invalid; the message names the file, line and field."""
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ScenarioMeta(_Loose):
+    """scenario.yaml."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    as_of: datetime
+    namespace: str = Field(min_length=1)
+    logs_index: str = "logs-inference"
+    description: str | None = ""
+
+    @field_validator("as_of")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("must carry a time zone, e.g. 2026-06-01T10:07:00Z")
+        return value.astimezone(UTC)
+
+
+class XidEvent(_Loose):
+    xid: int
+    at: datetime
+
+
+class GpuReading(_Loose):
+    """One GPU's NVML readings at `as_of` (gpus.json)."""
+
+    index: int = Field(ge=0)
+    uuid: str
+    name: str
+    memory_total_mib: int = Field(gt=0)
+    memory_used_mib: int = Field(ge=0)
+    utilization_gpu: int = Field(ge=0, le=100)
+    temperature_c: int
+    power_w: float = Field(ge=0)
+    ecc_volatile_uncorrected: int = Field(default=0, ge=0)
+    retired_pages_pending: bool = False
+    xid_events: list[XidEvent] = Field(default_factory=list)
+
+
+class GpuFile(_Loose):
+    nodes: dict[str, list[GpuReading]]
+
+
+class ExpectedAction(_Loose):
+    kind: str
+    target: str = Field(pattern=TARGET.pattern)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, kind: str) -> str:
+        if kind not in ACTION_KINDS:
+            raise ValueError(f"unknown action kind {kind!r}; known: {', '.join(sorted(ACTION_KINDS))}")
+        return kind
+
+
+class Expected(_Loose):
+    """expected.yaml: the right answer (evaluation only)."""
+
+    category: Category
+    code: str = Field(pattern=CODE.pattern)
+    acceptable_first_actions: list[ExpectedAction] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Pack:
+    """A loaded, validated pack."""
+
+    root: Path
+    meta: ScenarioMeta
+    alert: WebhookPayload
+    alert_body: bytes
+    metrics: Path | None
+    logs: list[dict[str, Any]] = field(default_factory=list)
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    gpus: dict[str, list[GpuReading]] = field(default_factory=dict)
+    expected: Expected | None = None
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+def load_pack(root: str | Path, *, with_expected: bool = True) -> Pack:
+    """Read every file of the pack; raise PackError naming the first problem's file and line."""
+    root = Path(root)
+    if not root.is_dir():
+        raise PackError(f"{root}: not a directory (a scenario pack is a folder)")
+    meta = _model(root / "scenario.yaml", ScenarioMeta, required=True)
+    assert meta is not None
+    alert_path = root / "alert.json"
+    body = _read(alert_path, required=True)
+    assert body is not None
+    try:
+        alert = parse_payload(body.encode())
+    except PayloadError as exc:
+        raise PackError(f"{alert_path}:{_json_line(body, exc)}: {exc.message}") from exc
+    metrics = root / "metrics.om"
+    if metrics.exists():
+        _check_openmetrics(metrics)
+    gpus = _model(root / "gpus.json", GpuFile, required=False)
+    expected = _model(root / "expected.yaml", Expected, required=False) if with_expected else None
+    return Pack(
+        root=root,
+        meta=meta,
+        alert=alert,
+        alert_body=body.encode(),
+        metrics=metrics if metrics.exists() else None,
+        logs=_logs(root / "logs.ndjson"),
+        objects=_objects(root / "k8s.yaml"),
+        gpus=gpus.nodes if gpus else {},
+        expected=expected,
+    )
+
+
+def _read(path: Path, *, required: bool) -> str | None:
+    if not path.exists():
+        if required:
+            raise PackError(f"{path}: missing (required by the pack format)")
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError(f"{path}: cannot read: {exc}") from exc
+
+
+def _model(path: Path, model: type[M], *, required: bool) -> M | None:
+    text = _read(path, required=required)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        line = getattr(exc, "lineno", None) or (getattr(getattr(exc, "problem_mark", None), "line", 0) + 1)
+        raise PackError(
+            f"{path}:{line}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"
+        ) from exc
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise PackError("\n".join(describe(exc, str(path), compose(text)))) from exc
+
+
+def _json_line(text: str, exc: PayloadError) -> int:
+    cause = exc.__cause__
+    if isinstance(cause, json.JSONDecodeError):
+        return cause.lineno
+    if isinstance(cause, ValidationError):
+        return int(describe(cause, "", compose(text))[0].split(":")[1])
+    return 1
+
+
+def _logs(path: Path) -> list[dict[str, Any]]:
+    text = _read(path, required=False)
+    if text is None:
+        return []
+    docs: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise PackError(f"{path}:{number}: not a JSON document: {exc.msg}") from exc
+        if not isinstance(doc, dict):
+            raise PackError(f"{path}:{number}: each line must be a JSON object (an ECS document)")
+        for required in ("@timestamp", "message"):
+            if required not in doc:
+                raise PackError(
+                    f"{path}:{number}: {required}: missing (ECS field required by the pack format)"
+                )
+        try:
+            stamp = datetime.fromisoformat(str(doc["@timestamp"]).replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise PackError(
+                f"{path}:{number}: @timestamp: not an ISO-8601 time: {doc['@timestamp']!r}"
+            ) from exc
+        if stamp.tzinfo is None:
+            raise PackError(f"{path}:{number}: @timestamp: must carry a time zone")
+        docs.append(doc)
+    return docs
+
+
+def _objects(path: Path) -> list[dict[str, Any]]:
+    text = _read(path, required=False)
+    if text is None:
+        return []
+    objects: list[dict[str, Any]] = []
+    try:
+        nodes = list(yaml.compose_all(text))
+        documents = list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise PackError(f"{path}:{mark.line + 1 if mark else 1}: not valid YAML: {exc}") from exc
+    for node, doc in zip(nodes, documents, strict=True):
+        if doc is None:
+            continue
+        line = node.start_mark.line + 1
+        if not isinstance(doc, dict):
+            raise PackError(f"{path}:{line}: each document must be a Kubernetes object")
+        if doc.get("kind") == "List":  # `kubectl get -o yaml` of several objects
+            objects.extend(item for item in doc.get("items") or [] if isinstance(item, dict))
+            continue
+        for key in ("apiVersion", "kind"):
+            if not doc.get(key):
+                raise PackError(f"{path}:{line}: {key}: missing")
+        if not (doc.get("metadata") or {}).get("name"):
+            raise PackError(f"{path}:{line}: metadata.name: missing")
+        objects.append(doc)
+    return objects
+
+
+def _check_openmetrics(path: Path) -> None:
+    """Cheap structural check; promtool does the full parse when the pack is loaded."""
+    last = ""
+    with path.open(encoding="utf-8") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.rstrip("\n")
+            if line.strip():
+                last = line
+            if not line or line.startswith("#"):
+                continue
+            if not SAMPLE.match(line):
+                raise PackError(f"{path}:{number}: not an OpenMetrics sample: {line[:120]}")
+    if last.strip() != "# EOF":
+        raise PackError(f"{path}: must end with '# EOF' (OpenMetrics)")

@@ -1,0 +1,59 @@
+"""Map a validation error's location to a line of the YAML (or JSON) text it came from.
+
+Users edit YAML by hand; an error that says "line 12: services[0].slos[1].objective" is fixed in
+seconds, one that says "validation error" is not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+
+def dotted(loc: tuple[Any, ...]) -> str:
+    """`("services", 0, "name")` → `services[0].name`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of `text` (JSON is read as YAML), or None when it cannot be composed."""
+    try:
+        return yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+
+
+def line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
+    """Line (1-based) of the deepest node the location reaches."""
+    if node is None:
+        return 1
+    line = node.start_mark.line + 1
+    for part in loc:
+        child: yaml.Node | None = None
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key.value == str(part):
+                    child = value
+                    line = key.start_mark.line + 1
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+            line = child.start_mark.line + 1
+        if child is None:
+            break
+        node = child
+    return line
+
+
+def describe(exc: ValidationError, where: str, root: yaml.Node | None, *, line_offset: int = 0) -> list[str]:
+    """One `where:line: field: message` string per error."""
+    return [
+        f"{where}:{line_of(root, tuple(err['loc'])) + line_offset}: "
+        f"{dotted(tuple(err['loc'])) or '(top level)'}: {err['msg']}"
+        for err in exc.errors()
+    ]

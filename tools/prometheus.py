@@ -1,0 +1,223 @@
+"""Prometheus evidence: each catalog signal's value at `as_of`, an hour before, and its onset.
+
+One range query per signal and engine covers all three (window start - 1 h ... as_of, 1-minute
+steps). Reads go through prometheus-api-client behind the small `PromQLClient` protocol.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+from urllib.parse import urlencode
+
+from prometheus_api_client import PrometheusConnect
+
+from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded
+from tools.signals import Catalog, Scope, Signal
+
+STEP = timedelta(minutes=1)
+BASELINE_POINTS = 15
+SUSTAIN = 2  # a crossing counts once it holds for this many consecutive samples
+
+
+class PromQLClient(Protocol):
+    """The two calls of prometheus-api-client's PrometheusConnect the tool uses."""
+
+    def custom_query(self, query: str, params: dict[str, Any] | None = None) -> Any: ...
+
+    def custom_query_range(
+        self,
+        query: str,
+        start_time: datetime,
+        end_time: datetime,
+        step: str,
+        params: dict[str, Any] | None = None,
+    ) -> Any: ...
+
+
+def connect(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> PrometheusConnect:
+    """A client whose HTTP calls give up at the tool's deadline."""
+    return PrometheusConnect(url=url, disable_ssl=True, timeout=timeout)
+
+
+def _series_key(metric: dict[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(metric.items()) if k != "__name__")
+
+
+def _fmt(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+class PrometheusTool:
+    """Signals from the catalog, and free PromQL for the agent, anchored on the window."""
+
+    def __init__(
+        self, client: PromQLClient, catalog: Catalog, *, link_base: str, timeout: float = DEFAULT_TIMEOUT
+    ):
+        self._client = client
+        self._catalog = catalog
+        self._link_base = link_base.rstrip("/")
+        self._timeout = timeout
+
+    def link(self, query: str, at: datetime, *, hours: int = 2) -> str:
+        """A Prometheus graph link showing the query over the window ending at `at`."""
+        params = {
+            "g0.expr": query,
+            "g0.tab": "0",
+            "g0.range_input": f"{hours}h",
+            "g0.end_input": at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S"),
+        }
+        return f"{self._link_base}/graph?{urlencode(params)}"
+
+    # -- signals -------------------------------------------------------------------------------
+    def read_signals(self, names: Iterable[str], scope: Scope, window: Window) -> list[ToolResult]:
+        """Every named signal, read in parallel."""
+        names = list(names)
+        with ThreadPoolExecutor(max_workers=8, thread_name_prefix="prom") as pool:
+            return list(pool.map(lambda n: self.read_signal(n, scope, window), names))
+
+    def read_signal(self, name: str, scope: Scope, window: Window) -> ToolResult:
+        signal = self._catalog.get(name)
+        evidence: list[Evidence] = []
+        gaps: list[Gap] = []
+        start = min(window.start, window.as_of - timedelta(hours=1))
+        for engine, template in signal.queries.items():
+            query = scope.render(template)
+            got = bounded(
+                Source.PROMETHEUS,
+                f"{name} ({engine})",
+                self._ranger(query, start, window.as_of),
+                timeout=self._timeout,
+            )
+            if isinstance(got, Gap):
+                gaps.append(got)
+                continue
+            evidence.extend(self._series_evidence(signal, engine, query, got, window))
+        if evidence:
+            return ToolResult.of(evidence)
+        if gaps:
+            return ToolResult.failed(Source.PROMETHEUS, f"signal {name}", gaps[0].reason)
+        return ToolResult.of([])
+
+    def _ranger(self, query: str, start: datetime, end: datetime) -> Callable[[], Any]:
+        return lambda: self._client.custom_query_range(query, start, end, "60s")
+
+    def _series_evidence(
+        self, signal: Signal, engine: str, query: str, result: Any, window: Window
+    ) -> list[Evidence]:
+        out = []
+        for series in result or []:
+            points = [(datetime.fromtimestamp(float(t), UTC), float(v)) for t, v in series.get("values", [])]
+            points = [(t, v) for t, v in points if not math.isnan(v)]
+            if not points:
+                continue
+            labels = {k: v for k, v in series.get("metric", {}).items() if k != "__name__"}
+            out.append(self._evidence(signal, engine, query, labels, points, window))
+        return out
+
+    def _evidence(
+        self,
+        signal: Signal,
+        engine: str,
+        query: str,
+        labels: dict[str, str],
+        points: list[tuple[datetime, float]],
+        window: Window,
+    ) -> Evidence:
+        at, value = points[-1]
+        hour_before = _value_at(points, window.as_of - timedelta(hours=1))
+        in_window = [(t, v) for t, v in points if t >= window.start]
+        baseline = statistics.median(v for _, v in in_window[:BASELINE_POINTS]) if in_window else None
+        onset = _onset(signal, in_window, baseline)
+        abnormal = signal.threshold.crossed(value, baseline)
+        where = ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "all"
+        parts = [f"{signal.name} [{where}] = {_fmt(value)}{(' ' + signal.unit) if signal.unit else ''}"]
+        if hour_before is not None:
+            parts.append(f"an hour before {_fmt(hour_before)}")
+        if onset is not None:
+            parts.append(f"{signal.threshold.describe()} since {onset:%H:%M}Z")
+        elif abnormal:
+            parts.append(f"{signal.threshold.describe()} (already at window start)")
+        return Evidence(
+            id=f"prom:{signal.name}:{engine}:{_series_key(labels)}"[:200],
+            source=Source.PROMETHEUS,
+            query=query,
+            summary="; ".join(parts),
+            value=round(value, 6),
+            at=at,
+            link=self.link(query, window.as_of),
+            layer=signal.layer,
+            onset=onset,
+            labels={
+                "signal": signal.name,
+                "engine": engine,
+                "abnormal": str(abnormal).lower(),
+                **({"hour_before": _fmt(hour_before)} if hour_before is not None else {}),
+                **labels,
+            },
+        )
+
+    # -- free PromQL for the agent -------------------------------------------------------------
+    def promql(self, query: str, at: datetime) -> ToolResult:
+        """Evaluate any PromQL at `at` (instant query)."""
+        got = bounded(
+            Source.PROMETHEUS,
+            "promql",
+            lambda: self._client.custom_query(query, params={"time": at.timestamp()}),
+            timeout=self._timeout,
+        )
+        if isinstance(got, Gap):
+            return ToolResult(
+                status=ToolResult.failed(Source.PROMETHEUS, "promql", got.reason).status, gap=got
+            )
+        evidence = []
+        for series in got or []:
+            labels = {k: v for k, v in series.get("metric", {}).items() if k != "__name__"}
+            raw = series.get("value", [at.timestamp(), "NaN"])[1]
+            value = float(raw)
+            where = ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "result"
+            evidence.append(
+                Evidence(
+                    source=Source.PROMETHEUS,
+                    query=query,
+                    summary=f"{where} = {_fmt(value)}",
+                    value=value,
+                    at=at,
+                    link=self.link(query, at),
+                    labels=labels,
+                )
+            )
+        return ToolResult.of(evidence)
+
+
+def _value_at(points: list[tuple[datetime, float]], when: datetime) -> float | None:
+    """The last sample at or before `when` (within two steps), else None."""
+    best = None
+    for t, v in points:
+        if t <= when:
+            best = (t, v)
+    if best is None or when - best[0] > 2 * STEP:
+        return None
+    return best[1]
+
+
+def _onset(signal: Signal, points: list[tuple[datetime, float]], baseline: float | None) -> datetime | None:
+    """When the signal first crossed its threshold in the window and stayed past it a while.
+
+    None when it never did, or when it was already past the threshold at the window's start
+    (the onset then lies before the window).
+    """
+    crossed = [signal.threshold.crossed(v, baseline) for _, v in points]
+    if not crossed or crossed[0]:
+        return None
+    for i in range(len(points)):
+        run = crossed[i : i + SUSTAIN]
+        if all(run) and (len(run) == SUSTAIN or i + len(run) == len(points)):
+            return points[i][0]
+    return None

@@ -1,0 +1,139 @@
+"""The signal catalog (signals.yaml): semantic signals mapped to PromQL per engine or exporter.
+
+Users edit the catalog; it is validated when loaded, with errors naming the file, line and field,
+and every placeholder in a query must be one the scope can fill.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bot.errors import ConfigError
+from bot.yamlpos import compose, describe
+
+DEFAULT_CATALOG = Path(__file__).with_name("signals.yaml")
+PLACEHOLDERS = frozenset({"ns", "pods", "nodes", "model", "route"})
+PLACEHOLDER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+Layer = Literal["INF", "DEP", "MOD", "ENG", "GW", "BIZ"]
+
+
+class Threshold(BaseModel):
+    """When a signal is abnormal: compared as is (absolute) or against its baseline (relative)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    mode: Literal["absolute", "relative"]
+    direction: Literal["above", "below"]
+    value: float
+    floor: float | None = Field(default=None, description="relative mode: also require the value past this")
+
+    def crossed(self, value: float, baseline: float | None) -> bool:
+        if self.mode == "absolute":
+            return value > self.value if self.direction == "above" else value < self.value
+        if baseline is None or baseline <= 0:
+            return False
+        ratio = value / baseline
+        past = ratio >= self.value if self.direction == "above" else ratio <= self.value
+        if self.floor is not None:
+            past = past and (value >= self.floor if self.direction == "above" else value <= self.floor)
+        return past
+
+    def describe(self) -> str:
+        word = ">" if self.direction == "above" else "<"
+        return f"{word} {self.value:g}" if self.mode == "absolute" else f"{word} {self.value:g}x baseline"
+
+
+class Signal(BaseModel):
+    """One semantic signal."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = ""
+    description: str
+    layer: Layer
+    unit: str = ""
+    by: str | None = None
+    threshold: Threshold
+    queries: dict[str, str] = Field(min_length=1)
+
+    @field_validator("queries")
+    @classmethod
+    def _known_placeholders(cls, queries: dict[str, str]) -> dict[str, str]:
+        for engine, query in queries.items():
+            unknown = set(PLACEHOLDER.findall(query)) - PLACEHOLDERS
+            if unknown:
+                raise ValueError(
+                    f"{engine}: unknown placeholder ${sorted(unknown)[0]}; known: "
+                    + ", ".join(f"${p}" for p in sorted(PLACEHOLDERS))
+                )
+        return queries
+
+
+class Catalog(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    signals: dict[str, Signal] = Field(min_length=1)
+
+    def get(self, name: str) -> Signal:
+        return self.signals[name]
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.signals)
+
+
+def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
+    """Read and validate a catalog file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = yaml.safe_load(text)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the signal catalog: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    try:
+        catalog = Catalog.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(
+            "invalid signal catalog\n  " + "\n  ".join(describe(exc, str(path), compose(text)))
+        ) from exc
+    return Catalog(signals={name: s.model_copy(update={"name": name}) for name, s in catalog.signals.items()})
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What the incident touches, as PromQL regex fragments (unknown parts match anything)."""
+
+    namespace: str
+    pods: list[str] = field(default_factory=list)
+    nodes: list[str] = field(default_factory=list)
+    model: str | None = None
+    route: str | None = None
+
+    def values(self) -> dict[str, str]:
+        return {
+            "ns": _escape(self.namespace),
+            "pods": _alternation(self.pods),
+            "nodes": _alternation(self.nodes),
+            "model": _escape(self.model) if self.model else ".+",
+            "route": _escape(self.route) if self.route else ".+",
+        }
+
+    def render(self, template: str) -> str:
+        values = self.values()
+        return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def _escape(value: str) -> str:
+    """Escape for a PromQL regex inside a double-quoted string (RE2 metacharacters, then quotes)."""
+    return re.sub(r"([.+*?()|\[\]{}^$\\])", r"\\\\\1", value).replace('"', '\\"')
+
+
+def _alternation(values: list[str]) -> str:
+    return "|".join(_escape(v) for v in sorted(set(values))) if values else ".+"

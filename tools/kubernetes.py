@@ -1,0 +1,432 @@
+"""Kubernetes evidence through the official client: rollouts and their diff, warning events,
+pod health, node state, HTTPRoute backends — and the topology that scopes the other tools.
+
+Read-only: only list/get calls. Each call carries the tool's timeout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from kubernetes import client as k8s
+
+from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded
+
+REVISION = "deployment.kubernetes.io/revision"
+GPU_RESOURCE = "nvidia.com/gpu"
+
+
+def api_client(url: str, *, token: str | None = None, verify_ssl: bool = True) -> k8s.ApiClient:
+    """A client for an API server URL (the sandbox's, or a cluster's with a bearer token)."""
+    config = k8s.Configuration()
+    config.host = url.rstrip("/")
+    config.verify_ssl = verify_ssl
+    if token:
+        config.api_key = {"authorization": f"Bearer {token}"}
+    return k8s.ApiClient(config)
+
+
+def _dict(api: k8s.ApiClient, obj: Any) -> dict[str, Any]:
+    data = api.sanitize_for_serialization(obj)  # type: ignore[no-untyped-call]
+    return data if isinstance(data, dict) else {}
+
+
+def _time(value: Any) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+
+
+@dataclass
+class Topology:
+    """Who serves the incident: routes → services → pods → ReplicaSets/deployments → nodes."""
+
+    namespace: str
+    routes: list[dict[str, Any]] = field(default_factory=list)
+    services: list[dict[str, Any]] = field(default_factory=list)
+    pods: list[dict[str, Any]] = field(default_factory=list)
+    replicasets: list[dict[str, Any]] = field(default_factory=list)
+    deployments: list[dict[str, Any]] = field(default_factory=list)
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+
+
+class KubeTool:
+    """Read-only views of the cluster around the incident."""
+
+    def __init__(self, api: k8s.ApiClient, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self._api = api
+        self._core = k8s.CoreV1Api(api)
+        self._apps = k8s.AppsV1Api(api)
+        self._custom = k8s.CustomObjectsApi(api)
+        self._timeout = timeout
+
+    # -- raw reads (bounded) -------------------------------------------------------------------
+    def _call(self, what: str, call: Callable[[], Any]) -> Any:
+        got = bounded(Source.KUBERNETES, what, call, timeout=self._timeout)
+        if isinstance(got, Gap):
+            raise _GapError(got)
+        return got
+
+    def _items(self, what: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        result = self._call(what, lambda: call(*args, _request_timeout=self._timeout, **kwargs))
+        if isinstance(result, dict):  # custom objects come back as plain dicts
+            return list(result.get("items", []))
+        return [_dict(self._api, item) for item in result.items or []]
+
+    def topology(self, namespace: str) -> Topology | Gap:
+        """Every object the scope resolution needs, in one namespace (nodes cluster-wide)."""
+        try:
+            return Topology(
+                namespace=namespace,
+                routes=self._routes(namespace),
+                services=self._items("services", self._core.list_namespaced_service, namespace),
+                pods=self._items("pods", self._core.list_namespaced_pod, namespace),
+                replicasets=self._items("replicasets", self._apps.list_namespaced_replica_set, namespace),
+                deployments=self._items("deployments", self._apps.list_namespaced_deployment, namespace),
+                nodes=self._items("nodes", self._core.list_node),
+            )
+        except _GapError as exc:
+            return exc.gap
+
+    def _routes(self, namespace: str) -> list[dict[str, Any]]:
+        try:
+            return self._items(
+                "httproutes",
+                self._custom.list_namespaced_custom_object,
+                "gateway.networking.k8s.io",
+                "v1",
+                namespace,
+                "httproutes",
+            )
+        except _GapError as exc:
+            if "404" in exc.gap.reason or "Not Found" in exc.gap.reason:
+                return []  # Gateway API not installed: no routes, not a failure
+            raise
+
+    # -- evidence ------------------------------------------------------------------------------
+    def rollouts(self, topo: Topology, window: Window, deployments: list[str] | None = None) -> ToolResult:
+        """Deployment rollouts inside the window, with the diff of the new and previous templates."""
+        evidence = []
+        for deployment in topo.deployments:
+            name = deployment["metadata"]["name"]
+            if deployments and name not in deployments:
+                continue
+            owned = sorted(
+                (rs for rs in topo.replicasets if _owned_by(rs, "Deployment", name)),
+                key=lambda rs: int((rs["metadata"].get("annotations") or {}).get(REVISION, "0")),
+            )
+            if not owned:
+                continue
+            newest = owned[-1]
+            created = _time(newest["metadata"].get("creationTimestamp"))
+            if created is None or not (window.start <= created <= window.as_of):
+                continue
+            previous = owned[-2] if len(owned) > 1 else None
+            changes = template_diff(previous, newest) if previous else ["first revision"]
+            revision = (newest["metadata"].get("annotations") or {}).get(REVISION, "?")
+            cause = (newest["metadata"].get("annotations") or {}).get("kubernetes.io/change-cause")
+            summary = f"deployment/{name} rolled out revision {revision} at {created:%H:%M:%S}Z"
+            summary += f": {'; '.join(changes)}" if changes else " (no template change)"
+            if cause:
+                summary += f" (change-cause: {cause})"
+            evidence.append(
+                Evidence(
+                    id=f"k8s:rollout:{topo.namespace}/{name}:{revision}",
+                    source=Source.KUBERNETES,
+                    query=f"GET /apis/apps/v1/namespaces/{topo.namespace}/replicasets (owner deployment/{name})",
+                    summary=summary,
+                    value=int(revision) if revision.isdigit() else revision,
+                    at=created,
+                    onset=created,
+                    link=f"kubectl -n {topo.namespace} rollout history deployment/{name} --revision={revision}",
+                    labels={
+                        "kind": "rollout",
+                        "deployment": name,
+                        "replicaset": newest["metadata"]["name"],
+                        "previous_replicaset": previous["metadata"]["name"] if previous else "",
+                        "changes": " | ".join(changes),
+                    },
+                )
+            )
+        return ToolResult.of(evidence)
+
+    def warning_events(self, topo: Topology, window: Window) -> ToolResult:
+        """Warning events of the namespace and events of its nodes, grouped by reason and object."""
+        try:
+            events = self._items("events", self._core.list_namespaced_event, topo.namespace)
+            node_names = {n["metadata"]["name"] for n in topo.nodes}
+            node_events = [
+                e
+                for e in self._items(
+                    "node events",
+                    self._core.list_event_for_all_namespaces,
+                    field_selector="involvedObject.kind=Node",
+                )
+                if (e.get("involvedObject") or {}).get("name") in node_names
+            ]
+        except _GapError as exc:
+            return ToolResult(status=ToolResult.failed(Source.KUBERNETES, "", "").status, gap=exc.gap)
+        groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+        for event in [*events, *node_events]:
+            obj = event.get("involvedObject") or {}
+            is_node = obj.get("kind") == "Node"
+            if event.get("type") != "Warning" and not is_node:
+                continue
+            first, last = _event_times(event)
+            if last is None or last < window.start or (first is not None and first > window.as_of):
+                continue
+            key = (str(event.get("reason")), str(obj.get("kind", "")).lower(), str(obj.get("name", "")))
+            groups.setdefault(key, []).append(event)
+        evidence = []
+        for (reason, kind, name), group in sorted(groups.items()):
+            firsts = [t for e in group if (t := _event_times(e)[0]) is not None]
+            lasts = [t for e in group if (t := _event_times(e)[1]) is not None]
+            count = sum(int(e.get("count") or 1) for e in group)
+            message = str(group[-1].get("message") or "").strip()
+            first = min(firsts) if firsts else None
+            evidence.append(
+                Evidence(
+                    id=f"k8s:event:{reason}:{kind}/{name}",
+                    source=Source.KUBERNETES,
+                    query=f"GET /api/v1/namespaces/{topo.namespace}/events (involvedObject {kind}/{name})",
+                    summary=f"{group[-1].get('type', 'Event')} {reason} {kind}/{name} x{count}: {message[:200]}",
+                    value=count,
+                    at=max(lasts) if lasts else None,
+                    onset=first,
+                    link=f"kubectl -n {topo.namespace} get events --field-selector involvedObject.name={name}",
+                    labels={
+                        "kind": "event",
+                        "reason": reason,
+                        "object_kind": kind,
+                        "object": name,
+                        "message": message[:500],
+                    },
+                )
+            )
+        return ToolResult.of(evidence)
+
+    def pod_health(self, topo: Topology, pods: list[str] | None = None) -> ToolResult:
+        """Restarts, last termination reasons, waiting reasons and readiness of the pods in scope."""
+        evidence = []
+        for pod in topo.pods:
+            name = pod["metadata"]["name"]
+            if pods and name not in pods:
+                continue
+            status = pod.get("status") or {}
+            node = (pod.get("spec") or {}).get("nodeName", "")
+            ready = any(
+                c.get("type") == "Ready" and c.get("status") == "True" for c in status.get("conditions") or []
+            )
+            problems, onset = [], None
+            restarts = 0
+            for cs in status.get("containerStatuses") or []:
+                restarts += int(cs.get("restartCount") or 0)
+                terminated = ((cs.get("lastState") or {}).get("terminated")) or {}
+                if terminated.get("reason"):
+                    finished = _time(terminated.get("finishedAt"))
+                    problems.append(
+                        f"{cs.get('name')} last terminated {terminated['reason']} "
+                        f"(exit {terminated.get('exitCode')})"
+                        + (f" at {finished:%H:%M:%S}Z" if finished else "")
+                    )
+                    onset = min(filter(None, [onset, finished]), default=None)
+                waiting = ((cs.get("state") or {}).get("waiting")) or {}
+                if waiting.get("reason"):
+                    problems.append(f"{cs.get('name')} waiting: {waiting['reason']}")
+            if restarts:
+                problems.insert(0, f"{restarts} restarts")
+            if not ready:
+                problems.append("not ready")
+            if not problems:
+                continue
+            evidence.append(
+                Evidence(
+                    id=f"k8s:pod:{topo.namespace}/{name}",
+                    source=Source.KUBERNETES,
+                    query=f"GET /api/v1/namespaces/{topo.namespace}/pods/{name}",
+                    summary=f"pod/{name} on {node or 'no node'}: " + "; ".join(problems),
+                    value=restarts,
+                    at=onset,
+                    onset=onset,
+                    link=f"kubectl -n {topo.namespace} describe pod {name}",
+                    labels={
+                        "kind": "pod",
+                        "pod": name,
+                        "node": node,
+                        "ready": str(ready).lower(),
+                        "reasons": ",".join(
+                            sorted(
+                                {
+                                    p.split(" last terminated ")[-1].split(" ")[0]
+                                    for p in problems
+                                    if "last terminated" in p
+                                }
+                            )
+                        ),
+                    },
+                )
+            )
+        return ToolResult.of(evidence)
+
+    def node_state(self, topo: Topology, nodes: list[str]) -> ToolResult:
+        """Conditions, taints, cordons and allocatable GPUs of the nodes in scope."""
+        evidence = []
+        for node in topo.nodes:
+            name = node["metadata"]["name"]
+            if nodes and name not in nodes:
+                continue
+            spec, status = node.get("spec") or {}, node.get("status") or {}
+            problems, onset = [], None
+            for cond in status.get("conditions") or []:
+                healthy = "True" if cond.get("type") == "Ready" else "False"
+                if cond.get("status") != healthy:
+                    since = _time(cond.get("lastTransitionTime"))
+                    problems.append(
+                        f"{cond.get('type')}={cond.get('status')} ({cond.get('reason', '')})"
+                        + (f" since {since:%H:%M:%S}Z" if since else "")
+                    )
+                    onset = min(filter(None, [onset, since]), default=None)
+            taints = [f"{t.get('key')}:{t.get('effect')}" for t in spec.get("taints") or []]
+            gpus = (status.get("allocatable") or {}).get(GPU_RESOURCE, "0")
+            if spec.get("unschedulable"):
+                problems.append("cordoned")
+            summary = f"node/{name}: " + ("; ".join(problems) if problems else "Ready")
+            summary += f"; {gpus} GPUs allocatable"
+            if taints:
+                summary += f"; taints {', '.join(taints)}"
+            evidence.append(
+                Evidence(
+                    id=f"k8s:node:{name}",
+                    source=Source.KUBERNETES,
+                    query=f"GET /api/v1/nodes/{name}",
+                    summary=summary,
+                    value=len(problems),
+                    at=onset,
+                    onset=onset,
+                    link=f"kubectl describe node {name}",
+                    layer="INF" if problems else None,
+                    labels={
+                        "kind": "node",
+                        "node": name,
+                        "healthy": str(not problems).lower(),
+                        "gpus": str(gpus),
+                        "unschedulable": str(bool(spec.get("unschedulable"))).lower(),
+                    },
+                )
+            )
+        return ToolResult.of(evidence)
+
+    def route_backends(self, topo: Topology, routes: list[str] | None = None) -> ToolResult:
+        """HTTPRoute backends and their weights (share of traffic each gets)."""
+        evidence = []
+        for route in topo.routes:
+            name = route["metadata"]["name"]
+            if routes and name not in routes:
+                continue
+            for index, rule in enumerate((route.get("spec") or {}).get("rules") or []):
+                refs = rule.get("backendRefs") or []
+                total = sum(int(r.get("weight", 1)) for r in refs) or 1
+                shares = [f"{r.get('name')} {int(r.get('weight', 1)) / total:.0%}" for r in refs]
+                evidence.append(
+                    Evidence(
+                        id=f"k8s:route:{topo.namespace}/{name}:{index}",
+                        source=Source.KUBERNETES,
+                        query=f"GET /apis/gateway.networking.k8s.io/v1/namespaces/{topo.namespace}/httproutes/{name}",
+                        summary=f"httproute/{name} rule {index}: " + ", ".join(shares),
+                        value=max((int(r.get("weight", 1)) / total for r in refs), default=0.0),
+                        link=f"kubectl -n {topo.namespace} get httproute {name} -o yaml",
+                        labels={
+                            "kind": "route",
+                            "route": name,
+                            "rule": str(index),
+                            "backends": ",".join(f"{r.get('name')}={r.get('weight', 1)}" for r in refs),
+                        },
+                    )
+                )
+        return ToolResult.of(evidence)
+
+
+class _GapError(Exception):
+    def __init__(self, gap: Gap) -> None:
+        super().__init__(str(gap))
+        self.gap = gap
+
+
+def _owned_by(obj: dict[str, Any], kind: str, name: str) -> bool:
+    return any(
+        o.get("kind") == kind and o.get("name") == name for o in obj["metadata"].get("ownerReferences") or []
+    )
+
+
+def _event_times(event: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
+    first = _time(event.get("firstTimestamp")) or _time(event.get("eventTime"))
+    last = _time(event.get("lastTimestamp")) or _time(event.get("eventTime")) or first
+    series = event.get("series") or {}
+    if series.get("lastObservedTime"):
+        last = _time(series["lastObservedTime"])
+    return first, last
+
+
+def _flags(args: list[str]) -> dict[str, str]:
+    """`--a 1 --b --c=2` → {"--a": "1", "--b": "", "--c": "2"}; positional words keyed by position."""
+    flags: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        arg = str(args[i])
+        if arg.startswith("-"):
+            if "=" in arg:
+                key, value = arg.split("=", 1)
+                flags[key] = value
+            elif i + 1 < len(args) and not str(args[i + 1]).startswith("-"):
+                flags[arg] = str(args[i + 1])
+                i += 1
+            else:
+                flags[arg] = ""
+        else:
+            flags[f"arg{i}"] = arg
+        i += 1
+    return flags
+
+
+def template_diff(old_rs: dict[str, Any], new_rs: dict[str, Any]) -> list[str]:
+    """What changed between two ReplicaSets' pod templates: image, args, env, resources."""
+
+    def containers(rs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        spec = ((rs.get("spec") or {}).get("template") or {}).get("spec") or {}
+        return {c["name"]: c for c in spec.get("containers") or []}
+
+    changes: list[str] = []
+    old, new = containers(old_rs), containers(new_rs)
+    for name, after in new.items():
+        before = old.get(name)
+        if before is None:
+            changes.append(f"container {name} added")
+            continue
+        if before.get("image") != after.get("image"):
+            changes.append(f"image {before.get('image')} → {after.get('image')}")
+        old_flags = _flags([*(before.get("command") or []), *(before.get("args") or [])])
+        new_flags = _flags([*(after.get("command") or []), *(after.get("args") or [])])
+        for key in sorted(set(old_flags) | set(new_flags)):
+            if key not in new_flags:
+                changes.append(f"{key} removed" + (f" (was {old_flags[key]})" if old_flags[key] else ""))
+            elif key not in old_flags:
+                changes.append(f"{key} added" + (f" {new_flags[key]}" if new_flags[key] else ""))
+            elif old_flags[key] != new_flags[key]:
+                changes.append(f"{key} {old_flags[key]} → {new_flags[key]}")
+        old_env = {e["name"]: e.get("value") for e in before.get("env") or []}
+        new_env = {e["name"]: e.get("value") for e in after.get("env") or []}
+        for key in sorted(set(old_env) | set(new_env)):
+            if old_env.get(key) != new_env.get(key):
+                changes.append(f"env {key} {old_env.get(key)} → {new_env.get(key)}")
+        for kind in ("limits", "requests"):
+            before_res = (before.get("resources") or {}).get(kind) or {}
+            after_res = (after.get("resources") or {}).get(kind) or {}
+            for key in sorted(set(before_res) | set(after_res)):
+                if str(before_res.get(key)) != str(after_res.get(key)):
+                    changes.append(f"{kind}.{key} {before_res.get(key)} → {after_res.get(key)}")
+    return changes

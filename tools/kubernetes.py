@@ -170,7 +170,7 @@ class KubeTool:
                 if (e.get("involvedObject") or {}).get("name") in node_names
             ]
         except _GapError as exc:
-            return ToolResult(status=ToolResult.failed(Source.KUBERNETES, "", "").status, gap=exc.gap)
+            return ToolResult.from_gap(exc.gap)
         groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
         for event in [*events, *node_events]:
             obj = event.get("involvedObject") or {}

@@ -173,9 +173,7 @@ class PrometheusTool:
             timeout=self._timeout,
         )
         if isinstance(got, Gap):
-            return ToolResult(
-                status=ToolResult.failed(Source.PROMETHEUS, "promql", got.reason).status, gap=got
-            )
+            return ToolResult.from_gap(got)
         evidence = []
         for series in got or []:
             labels = {k: v for k, v in series.get("metric", {}).items() if k != "__name__"}

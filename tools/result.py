@@ -122,7 +122,11 @@ class ToolResult(BaseModel):
 
     @classmethod
     def failed(cls, source: Source, what: str, reason: str) -> ToolResult:
-        return cls(status=Status.ERROR, gap=Gap(source=source, what=what, reason=reason))
+        return cls.from_gap(Gap(source=source, what=what, reason=reason))
+
+    @classmethod
+    def from_gap(cls, gap: Gap) -> ToolResult:
+        return cls(status=Status.ERROR, gap=gap)
 
 
 def describe_error(exc: BaseException) -> str:

@@ -52,6 +52,7 @@ class LogScope:
     pods: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     services: list[str] = field(default_factory=list)
+    pod_prefixes: list[str] = field(default_factory=list)  # a deployment's pods, past and present
 
     def filters(self, window: Window) -> list[dict[str, Any]]:
         clauses: list[dict[str, Any]] = [
@@ -66,6 +67,7 @@ class LogScope:
             who.append({"terms": {"kubernetes.node.name": self.nodes}})
         if self.services:
             who.append({"terms": {"service.name": self.services}})
+        who.extend({"prefix": {"kubernetes.pod.name": prefix}} for prefix in self.pod_prefixes)
         if who:
             clauses.append({"bool": {"should": who, "minimum_should_match": 1}})
         return clauses

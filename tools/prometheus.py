@@ -65,6 +65,10 @@ class PrometheusTool:
         self._link_base = link_base.rstrip("/")
         self._timeout = timeout
 
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog
+
     def link(self, query: str, at: datetime, *, hours: int = 2) -> str:
         """A Prometheus graph link showing the query over the window ending at `at`."""
         params = {
@@ -161,6 +165,44 @@ class PrometheusTool:
                 **({"hour_before": _fmt(hour_before)} if hour_before is not None else {}),
                 **labels,
             },
+        )
+
+    def alert_expression(self, expr: str, window: Window) -> ToolResult:
+        """The alert's own PromQL over the window: its value at `as_of` and when it started firing."""
+        start = min(window.start, window.as_of - timedelta(hours=1))
+        got = bounded(
+            Source.PROMETHEUS,
+            "alert expression",
+            self._ranger(expr, start, window.as_of),
+            timeout=self._timeout,
+        )
+        if isinstance(got, Gap):
+            return ToolResult.from_gap(got)
+        stamps = sorted(float(t) for series in got or [] for t, _ in series.get("values", []))
+        in_window = [t for t in stamps if t >= window.start.timestamp()]
+        if not in_window:
+            return ToolResult.of([])
+        onset = datetime.fromtimestamp(in_window[0], UTC)
+        last = max(got, key=lambda s: float(s["values"][-1][0]))
+        value = float(last["values"][-1][1])
+        already = stamps[0] < window.start.timestamp()
+        summary = f"alert expression = {_fmt(value)}; true since {onset:%H:%M}Z" + (
+            " (already true at window start)" if already else ""
+        )
+        return ToolResult.of(
+            [
+                Evidence(
+                    id="prom:alert",
+                    source=Source.PROMETHEUS,
+                    query=expr,
+                    summary=summary,
+                    value=value,
+                    at=datetime.fromtimestamp(float(last["values"][-1][0]), UTC),
+                    link=self.link(expr, window.as_of),
+                    onset=None if already else onset,
+                    labels={"signal": "alert_expression"},
+                )
+            ]
         )
 
     # -- free PromQL for the agent -------------------------------------------------------------

@@ -115,11 +115,13 @@ class Scope:
     nodes: list[str] = field(default_factory=list)
     model: str | None = None
     route: str | None = None
+    pod_patterns: list[str] = field(default_factory=list)  # raw regexes, e.g. a deployment's "name-.+"
 
     def values(self) -> dict[str, str]:
+        pods = "|".join([*(_escape(p) for p in sorted(set(self.pods))), *self.pod_patterns])
         return {
             "ns": _escape(self.namespace),
-            "pods": _alternation(self.pods),
+            "pods": pods or ".+",
             "nodes": _alternation(self.nodes),
             "model": _escape(self.model) if self.model else ".+",
             "route": _escape(self.route) if self.route else ".+",

@@ -1,0 +1,174 @@
+"""Gather: every read-only tool in parallel, scoped by the resolved topology, within a budget.
+
+A backend that is missing, down or slow becomes a gap; gathering always returns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.alertmanager import WebhookPayload
+from bot.triage.scope import IncidentScope, matchers, resolve
+from tools.elasticsearch import LogScope, LogTool
+from tools.gpu import GpuTool
+from tools.kubernetes import KubeTool, Topology
+from tools.prometheus import PrometheusTool
+from tools.result import Evidence, Gap, Source, ToolResult, Window
+from tools.signals import Scope
+
+
+@dataclass
+class Backends:
+    """The evidence tools, built once at the entry point; None where a backend is not configured."""
+
+    prometheus: PrometheusTool | None = None
+    logs: LogTool | None = None
+    kube: KubeTool | None = None
+    gpu: GpuTool | None = None
+    signals: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Gathered:
+    """What the tools saw."""
+
+    scope: IncidentScope
+    window: Window
+    evidence: list[Evidence]
+    gaps: list[Gap]
+    topology: Topology | None
+    timings_ms: dict[str, float]
+
+
+MISSING = {
+    Source.PROMETHEUS: "not configured (set PROMETHEUS_URL)",
+    Source.ELASTICSEARCH: "not configured (set ELASTICSEARCH_URL)",
+    Source.KUBERNETES: "not configured (set KUBERNETES_API_URL or KUBECONFIG)",
+    Source.GPU: "NVML not available on this host",
+}
+
+
+def namespace_of(alert: WebhookPayload, default: str | None) -> str:
+    if alert.label("namespace"):
+        return str(alert.label("namespace"))
+    for a in alert.alerts:
+        found = matchers(a.query).get("namespace")
+        if found:
+            return found[0]
+    return default or "default"
+
+
+def gather(
+    alert: WebhookPayload, backends: Backends, *, as_of: datetime, namespace: str | None = None
+) -> Gathered:
+    """Resolve the scope, then run every tool in parallel."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    gaps: list[Gap] = []
+    window = Window.around(min(a.startsAt for a in alert.alerts), as_of)
+    ns = namespace_of(alert, namespace)
+    topology: Topology | None = None
+    if backends.kube is None:
+        gaps.append(Gap(source=Source.KUBERNETES, what="topology", reason=MISSING[Source.KUBERNETES]))
+    else:
+        got = backends.kube.topology(ns)
+        if isinstance(got, Gap):
+            gaps.append(got)
+        else:
+            topology = got
+    scope = resolve(alert, topology, namespace=ns)
+    timings["scope"] = (time.perf_counter() - started) * 1000
+    jobs = _jobs(alert, backends, scope, topology, window)
+    results: list[ToolResult] = []
+    with ThreadPoolExecutor(max_workers=8, thread_name_prefix="gather") as pool:
+        futures = {name: pool.submit(_timed, job) for name, job in jobs.items()}
+        for name, future in futures.items():
+            found, elapsed = future.result()
+            timings[name] = elapsed
+            results.extend(found)
+    for source, tool in (
+        (Source.PROMETHEUS, backends.prometheus),
+        (Source.ELASTICSEARCH, backends.logs),
+        (Source.GPU, backends.gpu),
+    ):
+        if tool is None:
+            gaps.append(Gap(source=source, what="evidence", reason=MISSING[source]))
+    evidence = _dedupe([e for r in results for e in r.evidence])
+    gaps.extend(r.gap for r in results if r.gap is not None)
+    timings["total"] = (time.perf_counter() - started) * 1000
+    return Gathered(
+        scope=scope,
+        window=window,
+        evidence=evidence,
+        gaps=_unique_gaps(gaps),
+        topology=topology,
+        timings_ms={k: round(v, 1) for k, v in timings.items()},
+    )
+
+
+def _timed(job: Callable[[], list[ToolResult]]) -> tuple[list[ToolResult], float]:
+    started = time.perf_counter()
+    found = job()
+    return found, (time.perf_counter() - started) * 1000
+
+
+def _jobs(
+    alert: WebhookPayload, backends: Backends, scope: IncidentScope, topology: Topology | None, window: Window
+) -> dict[str, Callable[[], list[ToolResult]]]:
+    jobs: dict[str, Callable[[], list[ToolResult]]] = {}
+    if backends.prometheus is not None:
+        prom = backends.prometheus
+        prom_scope = Scope(
+            namespace=scope.namespace,
+            pods=scope.pods,
+            nodes=scope.nodes,
+            model=scope.model,
+            route=scope.routes[0] if len(scope.routes) == 1 else None,
+            pod_patterns=[f"{d}-.+" for d in scope.deployments],
+        )
+        names = backends.signals or list(prom._catalog.names)
+        jobs["prometheus"] = lambda: prom.read_signals(names, prom_scope, window)
+        expr = next((a.query for a in alert.alerts if a.query), None)
+        if expr:
+            jobs["alert_expression"] = lambda: [prom.alert_expression(expr, window)]
+    if backends.logs is not None:
+        logs = backends.logs
+        log_scope = LogScope(
+            namespace=scope.namespace,
+            pods=scope.pods,
+            nodes=scope.nodes,
+            pod_prefixes=[f"{d}-" for d in scope.deployments],
+        )
+        jobs["logs"] = lambda: [
+            logs.error_signatures(log_scope, window),
+            logs.error_volume(log_scope, window),
+            logs.status_codes(log_scope, window),
+        ]
+    if backends.kube is not None and topology is not None:
+        kube, topo = backends.kube, topology
+        jobs["kubernetes"] = lambda: [
+            kube.rollouts(topo, window, scope.deployments or None),
+            kube.warning_events(topo, window),
+            kube.pod_health(topo, scope.pods or None),
+            kube.node_state(topo, scope.nodes),
+            kube.route_backends(topo, scope.routes or None),
+        ]
+    if backends.gpu is not None:
+        gpu = backends.gpu
+        jobs["gpu"] = lambda: [gpu.read(scope.nodes, as_of=window.as_of)]
+    return jobs
+
+
+def _dedupe(evidence: list[Evidence]) -> list[Evidence]:
+    seen: dict[str, Evidence] = {}
+    for item in evidence:
+        seen.setdefault(item.id, item)
+    return list(seen.values())
+
+
+def _unique_gaps(gaps: list[Gap]) -> list[Gap]:
+    return list({str(g): g for g in gaps}.values())

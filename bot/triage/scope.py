@@ -1,0 +1,168 @@
+"""Resolve what an alert touches: namespace, route, services, pods, deployments, nodes.
+
+Names differ from team to team and the alert's labels rarely name everything, so the scope is
+derived, never assumed: from the alert's labels, the label matchers of its own PromQL, and the
+cluster's topology (an HTTPRoute's backends → Services → their pods → ReplicaSets → Deployments,
+and the pods' nodes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.alertmanager import WebhookPayload
+from tools.kubernetes import Topology
+
+MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')
+NAME_KEYS = ("service", "deployment", "app", "job", "route", "httproute", "model", "model_name", "container")
+
+
+@dataclass(frozen=True)
+class IncidentScope:
+    """Everything the tools need to point at the right objects."""
+
+    namespace: str
+    service: str | None = None
+    model: str | None = None
+    routes: list[str] = field(default_factory=list)
+    services: list[str] = field(default_factory=list)
+    deployments: list[str] = field(default_factory=list)
+    pods: list[str] = field(default_factory=list)
+    nodes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "namespace": self.namespace,
+            "service": self.service,
+            "model": self.model,
+            "routes": self.routes,
+            "services": self.services,
+            "deployments": self.deployments,
+            "pods": self.pods,
+            "nodes": self.nodes,
+            "notes": self.notes,
+        }
+
+
+def matchers(expr: str | None) -> dict[str, list[str]]:
+    """Equality and regex label matchers of a PromQL expression: {label: [values]}."""
+    found: dict[str, list[str]] = {}
+    for label, op, value in MATCHER.findall(expr or ""):
+        if op in ("=", "=~") and value:
+            found.setdefault(label, []).append(value)
+    return found
+
+
+def _labels(obj: dict[str, Any]) -> dict[str, str]:
+    return dict((obj.get("metadata") or {}).get("labels") or {})
+
+
+def _name(obj: dict[str, Any]) -> str:
+    return str(obj["metadata"]["name"])
+
+
+def _selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+def _owner(obj: dict[str, Any], kind: str) -> str | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("kind") == kind:
+            return str(ref.get("name"))
+    return None
+
+
+def resolve(alert: WebhookPayload, topology: Topology | None, *, namespace: str | None) -> IncidentScope:
+    """Walk from the alert's names to the objects that serve them."""
+    from_expr: dict[str, list[str]] = {}
+    for a in alert.alerts:
+        for key, values in matchers(a.query).items():
+            from_expr.setdefault(key, []).extend(values)
+    expr_ns = from_expr.get("namespace", [])
+    ns = alert.label("namespace") or (expr_ns[0] if expr_ns else None) or namespace or "default"
+    names = {v for key in NAME_KEYS for v in [alert.label(key), *from_expr.get(key, [])] if v}
+    pod_hints = [p for p in [alert.label("pod"), *from_expr.get("pod", [])] if p]
+    node_hints = [
+        n for n in [alert.label("node"), alert.label("instance_node"), *from_expr.get("node", [])] if n
+    ]
+    service = alert.label("service")
+    model = alert.label("model", "model_name")
+    if topology is None:
+        return IncidentScope(
+            namespace=ns,
+            service=service,
+            model=model,
+            pods=pod_hints,
+            nodes=node_hints,
+            deployments=[d for d in [alert.label("deployment")] if d is not None],
+            notes=["Kubernetes topology unavailable: scope from the alert's labels only"],
+        )
+    return _walk(topology, ns, service, model, names, pod_hints, node_hints)
+
+
+def _walk(
+    topo: Topology,
+    ns: str,
+    service: str | None,
+    model: str | None,
+    names: set[str],
+    pod_hints: list[str],
+    node_hints: list[str],
+) -> IncidentScope:
+    notes: list[str] = []
+    routes = [r for r in topo.routes if _name(r) in names]
+    backend_names = {
+        str(ref.get("name"))
+        for r in routes
+        for rule in (r.get("spec") or {}).get("rules") or []
+        for ref in rule.get("backendRefs") or []
+    }
+    services = [s for s in topo.services if _name(s) in names | backend_names]
+    if not routes and services:
+        wanted = {_name(s) for s in services}
+        routes = [
+            r
+            for r in topo.routes
+            if any(
+                ref.get("name") in wanted
+                for rule in (r.get("spec") or {}).get("rules") or []
+                for ref in rule.get("backendRefs") or []
+            )
+        ]
+    selectors = [dict((s.get("spec") or {}).get("selector") or {}) for s in services]
+    rs_to_deploy = {_name(rs): _owner(rs, "Deployment") for rs in topo.replicasets}
+    pods = []
+    for pod in topo.pods:
+        deployment = rs_to_deploy.get(_owner(pod, "ReplicaSet") or "")
+        if (
+            any(_selects(sel, _labels(pod)) for sel in selectors)
+            or _name(pod) in pod_hints
+            or any(re.fullmatch(h, _name(pod)) for h in pod_hints if any(c in h for c in ".*+"))
+            or (deployment is not None and deployment in names)
+        ):
+            pods.append(pod)
+    deployments = sorted(
+        {d for p in pods if (d := rs_to_deploy.get(_owner(p, "ReplicaSet") or ""))}
+        | {_name(d) for d in topo.deployments if _name(d) in names}
+    )
+    if not pods and deployments:
+        pods = [p for p in topo.pods if rs_to_deploy.get(_owner(p, "ReplicaSet") or "") in deployments]
+    if not pods:
+        notes.append(f"no pod matched the alert's names {sorted(names)}: scope is the whole namespace {ns}")
+        pods = list(topo.pods)
+        deployments = sorted({d for p in pods if (d := rs_to_deploy.get(_owner(p, "ReplicaSet") or ""))})
+    nodes = sorted({n for p in pods if (n := (p.get("spec") or {}).get("nodeName"))} | set(node_hints))
+    return IncidentScope(
+        namespace=ns,
+        service=service,
+        model=model,
+        routes=sorted(_name(r) for r in routes),
+        services=sorted(_name(s) for s in services),
+        deployments=deployments,
+        pods=sorted(_name(p) for p in pods),
+        nodes=nodes,
+        notes=notes,
+    )

@@ -1,0 +1,767 @@
+"""A local stand-in of the Kubernetes API server, spoken to through the official `kubernetes` client.
+
+It serves a fixed set of objects (a scenario's k8s.yaml, as `kubectl get -o yaml` prints them) over the
+real REST paths, so the bot's read-only tools and its approved actions run through the real client and
+meet real answers: lists with selectors, pod logs, the three PATCH formats, scale, delete, dry runs,
+optimistic concurrency and `Status` errors. Nothing runs behind it: no controller reconciles, except
+for the cordon taint the node controller would add. Every mutating request is kept in `writes`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.datastructures import QueryParams
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from bot.sandbox.k8s_patch import (
+    PatchError,
+    apply_patch,
+    decode_json,
+    replacement,
+    scale_of,
+    sync_cordon_taint,
+)
+from bot.sandbox.k8s_selectors import SelectorError, page, parse_field_selector, parse_label_selector
+
+Obj = dict[str, Any]
+
+GATEWAY = "gateway.networking.k8s.io"
+# pod_logs key of a container's previous (terminated) instance: (namespace, pod, container + PREVIOUS).
+PREVIOUS = ":previous"
+VERSION = {
+    "major": "1",
+    "minor": "33",
+    "gitVersion": "v1.33.1",
+    "gitCommit": "8adc0f041b8e7ad1d30e29cc59c6ae7a15e19828",
+    "gitTreeState": "clean",
+    "buildDate": "2025-05-15T08:19:08Z",
+    "goVersion": "go1.24.2",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+_QUANTITY_MAPS = frozenset(
+    {"capacity", "allocatable", "limits", "requests", "allocatedResources", "hard", "used"}
+)
+_SERVER_OWNED = (
+    "name",
+    "namespace",
+    "uid",
+    "creationTimestamp",
+    "resourceVersion",
+    "generation",
+    "deletionTimestamp",
+)
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d) ")
+_REASONS = {
+    400: "BadRequest",
+    404: "NotFound",
+    405: "MethodNotAllowed",
+    409: "Conflict",
+    415: "UnsupportedMediaType",
+    422: "Invalid",
+}
+_OPTIONS = {"PATCH": "PatchOptions", "PUT": "UpdateOptions", "DELETE": "DeleteOptions"}
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One served resource type and the API conventions that differ between types."""
+
+    kind: str
+    plural: str
+    group: str = ""
+    version: str = "v1"
+    namespaced: bool = True
+    builtin: bool = True  # strategic merge patch applies; custom resources refuse it
+    has_status: bool = True  # status is a subresource, so writes to the object leave it alone
+    generation: bool = False  # metadata.generation counts changes outside metadata and status
+    scalable: bool = False
+    short_names: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def group_resource(self) -> str:
+        """As error messages name it: `pods`, `deployments.apps`."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+RESOURCES = (
+    Resource("Pod", "pods", short_names=("po",)),
+    Resource("Node", "nodes", namespaced=False, short_names=("no",)),
+    Resource("Namespace", "namespaces", namespaced=False, short_names=("ns",)),
+    Resource("Event", "events", has_status=False, short_names=("ev",)),
+    Resource("Service", "services", short_names=("svc",)),
+    Resource("ConfigMap", "configmaps", has_status=False, short_names=("cm",)),
+    Resource("Deployment", "deployments", "apps", generation=True, scalable=True, short_names=("deploy",)),
+    Resource("ReplicaSet", "replicasets", "apps", generation=True, scalable=True, short_names=("rs",)),
+    Resource("StatefulSet", "statefulsets", "apps", generation=True, scalable=True, short_names=("sts",)),
+    Resource("DaemonSet", "daemonsets", "apps", generation=True, short_names=("ds",)),
+    Resource("HTTPRoute", "httproutes", GATEWAY, builtin=False, generation=True),
+)
+SCALE = Resource("Scale", "scale", "autoscaling")
+
+
+@dataclass(frozen=True)
+class Write:
+    """One mutating request as it arrived, and what came of it (`resource_version` None when refused)."""
+
+    verb: str
+    path: str
+    query: str
+    content_type: str | None
+    body: Any
+    dry_run: bool
+    status: int
+    resource_version: str | None
+    at: datetime
+
+
+class ApiFailure(Exception):
+    """An error the server answers with a `Status` object."""
+
+    def __init__(self, code: int, message: str, *, details: Obj | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def status(self) -> Obj:
+        body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure"}
+        body |= {
+            "message": self.message,
+            "reason": _REASONS.get(self.code, "InternalError"),
+            "code": self.code,
+        }
+        return body | ({"details": self.details} if self.details is not None else {})
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What a request path names: a resource type, maybe a namespace, object and subresource."""
+
+    resource: Resource
+    namespace: str | None
+    name: str | None
+    sub: str | None
+
+
+def _details(res: Resource, name: str) -> Obj:
+    return {"name": name, "kind": res.plural} | ({"group": res.group} if res.group else {})
+
+
+def _not_found(res: Resource, name: str) -> ApiFailure:
+    return ApiFailure(404, f'{res.group_resource} "{name}" not found', details=_details(res, name))
+
+
+def _no_route() -> ApiFailure:
+    return ApiFailure(404, "the server could not find the requested resource", details={})
+
+
+def _conflict(res: Resource, name: str) -> ApiFailure:
+    message = (
+        f'Operation cannot be fulfilled on {res.group_resource} "{name}": the object has been modified; '
+        "please apply your changes to the latest version and try again"
+    )
+    return ApiFailure(409, message, details=_details(res, name))
+
+
+class KubernetesStandIn:
+    """The API server's REST surface over an in-memory store; `app` is the ASGI application to serve.
+
+    `pod_logs` maps (namespace, pod, container) to log lines, oldest first; a line may start with an
+    RFC 3339 timestamp and a space (as `kubectl logs --timestamps` prints it), which `sinceSeconds`,
+    `sinceTime` and `timestamps` then use. The previous instance's lines go under container + PREVIOUS.
+    """
+
+    def __init__(
+        self,
+        objects: Iterable[Mapping[str, Any]],
+        *,
+        pod_logs: Mapping[tuple[str, str, str], list[str]] | None = None,
+        now: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._now = now or (lambda: datetime.now(UTC))
+        self._pod_logs = {key: list(lines) for key, lines in (pod_logs or {}).items()}
+        self._lock = threading.RLock()
+        self._by_path = {(res.group, res.version, res.plural): res for res in RESOURCES}
+        self._store: dict[str, dict[tuple[str, str], Obj]] = {res.plural: {} for res in RESOURCES}
+        self._rv = 0
+        self.writes: list[Write] = []
+        self._load([_jsonable(dict(obj)) for obj in objects])
+        self.app = Starlette(routes=self._routes())
+
+    def get_object(self, kind: str, namespace: str | None, name: str) -> Obj | None:
+        """The stored object as it is now (a copy), or None when absent or deleted."""
+        res = next((res for res in RESOURCES if res.kind == kind), None)
+        if res is None:
+            raise ValueError(f"kind {kind!r} is not served; served: {', '.join(r.kind for r in RESOURCES)}")
+        with self._lock:
+            found = self._store[res.plural].get(((namespace or "") if res.namespaced else "", name))
+            return copy.deepcopy(found)
+
+    @property
+    def resource_version(self) -> str:
+        """The latest resourceVersion handed out (the one lists carry)."""
+        return str(self._rv)
+
+    # --- loading -----------------------------------------------------------------------------------
+
+    def _load(self, docs: list[Obj]) -> None:
+        """Start the counter above every loaded resourceVersion, so later writes sort after them."""
+        versions = [str((doc.get("metadata") or {}).get("resourceVersion", "")) for doc in docs]
+        self._rv = max((int(v) for v in versions if v.isdigit()), default=0)
+        for doc in docs:
+            self._admit(doc)
+
+    def _admit(self, doc: Obj) -> None:
+        """Fill what the server would have set at creation (namespace, uid, version, generation)."""
+        group = str(doc.get("apiVersion", "")).rpartition("/")[0]
+        res = next((r for r in RESOURCES if r.group == group and r.kind == doc.get("kind")), None)
+        if res is None:
+            served = ", ".join(f"{r.api_version} {r.kind}" for r in RESOURCES)
+            raise ValueError(
+                f"{doc.get('apiVersion')} {doc.get('kind')} is not served by the stand-in ({served})"
+            )
+        meta = doc.setdefault("metadata", {})
+        if not isinstance(meta.get("name"), str) or not meta["name"]:
+            raise ValueError(f"{res.kind} without metadata.name")
+        _check_string_maps(res, meta)
+        doc["apiVersion"] = res.api_version
+        if res.namespaced:
+            meta["namespace"] = str(meta.get("namespace") or "default")
+        else:
+            meta.pop("namespace", None)
+        key = (meta.get("namespace", ""), meta["name"])
+        meta.setdefault("uid", str(uuid.uuid5(uuid.NAMESPACE_URL, f"{res.api_version}/{res.kind}/{key}")))
+        if "resourceVersion" not in meta:
+            self._rv += 1
+        meta["resourceVersion"] = str(meta.get("resourceVersion", self._rv))
+        if res.generation:
+            meta.setdefault("generation", 1)
+        if key in self._store[res.plural]:
+            raise ValueError(f"{res.kind} {'/'.join(filter(None, key))} appears twice")
+        self._store[res.plural][key] = doc
+
+    # --- routing -----------------------------------------------------------------------------------
+
+    def _routes(self) -> list[Route]:
+        """Discovery answers with and without the trailing slash the generated client puts on some paths."""
+        discovery = [
+            ("/version", self._version),
+            ("/api", self._core_versions),
+            ("/api/v1", self._core_resources),
+            ("/apis", self._groups),
+            ("/apis/{group}", self._group),
+            ("/apis/{group}/{version}", self._group_resources),
+        ]
+        routes = [Route(path + slash, endpoint) for path, endpoint in discovery for slash in ("", "/")]
+        methods = ["GET", "PATCH", "PUT", "DELETE", "POST"]
+        return [
+            *routes,
+            Route("/api/v1/{rest:path}", self._core, methods=methods),
+            Route("/apis/{group}/{version}/{rest:path}", self._grouped, methods=methods),
+        ]
+
+    async def _core(self, request: Request) -> Response:
+        return self._serve(request, "", "v1", request.path_params["rest"], await request.body())
+
+    async def _grouped(self, request: Request) -> Response:
+        params = request.path_params
+        return self._serve(request, params["group"], params["version"], params["rest"], await request.body())
+
+    def _serve(self, request: Request, group: str, version: str, rest: str, body: bytes) -> Response:
+        try:
+            target = self._target(group, version, rest)
+            if request.method == "GET":
+                return self._read(target, request.query_params)
+            return self._audited(request, target, body)
+        except ApiFailure as failure:
+            return JSONResponse(failure.status(), status_code=failure.code)
+
+    def _target(self, group: str, version: str, rest: str) -> _Target:
+        parts = [part for part in rest.split("/") if part]
+        namespace = None
+        if len(parts) >= 3 and parts[0] == "namespaces":
+            namespace, parts = parts[1], parts[2:]
+        res = self._by_path.get((group, version, parts[0])) if 1 <= len(parts) <= 3 else None
+        if res is None or (namespace is not None and not res.namespaced):
+            raise _no_route()
+        name = parts[1] if len(parts) > 1 else None
+        if res.namespaced and name is not None and namespace is None:
+            raise _no_route()
+        return _Target(res, namespace, name, parts[2] if len(parts) > 2 else None)
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    def _read(self, target: _Target, query: QueryParams) -> Response:
+        res = target.resource
+        with self._lock:
+            if target.name is None:
+                return JSONResponse(self._list(target, query))
+            if target.sub is None:
+                return JSONResponse(self._require(target))
+            if target.sub == "log" and res.kind == "Pod":
+                return PlainTextResponse(self._log(self._require(target), query))
+            if target.sub == "scale" and res.scalable:
+                return JSONResponse(scale_of(self._require(target)))
+        raise _no_route()
+
+    def _require(self, target: _Target) -> Obj:
+        assert target.name is not None
+        found = self._store[target.resource.plural].get((target.namespace or "", target.name))
+        if found is None:
+            raise _not_found(target.resource, target.name)
+        return copy.deepcopy(found)
+
+    def _list(self, target: _Target, query: QueryParams) -> Obj:
+        res = target.resource
+        if query.get("watch", "false").lower() in ("true", "1"):
+            raise ApiFailure(400, "watch is not supported by the stand-in")
+        try:
+            labels = parse_label_selector(query.get("labelSelector", ""))
+            fields = parse_field_selector(query.get("fieldSelector", ""), res.kind)
+            items = [
+                copy.deepcopy(obj)
+                for (namespace, _), obj in sorted(self._store[res.plural].items())
+                if target.namespace in (None, namespace)
+                and labels.matches(obj["metadata"].get("labels"))
+                and fields.matches(obj)
+            ]
+            shown, meta = page(items, _int_param(query, "limit"), query.get("continue"))
+        except SelectorError as exc:
+            raise ApiFailure(400, str(exc)) from exc
+        list_meta = {"resourceVersion": str(self._rv), **meta}
+        return {
+            "kind": f"{res.kind}List",
+            "apiVersion": res.api_version,
+            "metadata": list_meta,
+            "items": shown,
+        }
+
+    def _log(self, pod: Obj, query: QueryParams) -> str:
+        meta = pod["metadata"]
+        container = _log_container(pod, query.get("container"))
+        options = _LogOptions.parse(query, self._now())
+        lines = self._pod_logs.get((meta["namespace"], meta["name"], container + options.suffix))
+        if lines is None and options.previous:
+            message = f'previous terminated container "{container}" in pod "{meta["name"]}" not found'
+            raise ApiFailure(400, message)
+        return options.render(lines or [])
+
+    # --- writes ------------------------------------------------------------------------------------
+
+    def _audited(self, request: Request, target: _Target, body: bytes) -> Response:
+        """Run a mutating request and record it, whether it succeeded, was a dry run, or was refused."""
+        dry_run = False
+        try:
+            dry_run = _dry_run(request.method, request.query_params, body)
+            with self._lock:
+                payload = self._mutate(request, target, body, dry_run)
+        except ApiFailure as failure:
+            self._record(request, body, dry_run, failure.code, None)
+            raise
+        except PatchError as exc:
+            self._record(request, body, dry_run, exc.code, None)
+            raise ApiFailure(exc.code, exc.message) from exc
+        meta = payload.get("metadata") if payload.get("kind") != "Status" else None
+        self._record(request, body, dry_run, 200, (meta or {}).get("resourceVersion"))
+        return JSONResponse(payload)
+
+    def _record(self, request: Request, body: bytes, dry_run: bool, status: int, version: str | None) -> None:
+        try:
+            parsed: Any = json.loads(body) if body else None
+        except ValueError:
+            parsed = body.decode("utf-8", "replace")
+        content_type = request.headers.get("content-type")
+        write = Write(
+            request.method,
+            request.url.path,
+            request.url.query,
+            content_type,
+            parsed,
+            dry_run,
+            status,
+            version,
+            self._now(),
+        )
+        with self._lock:
+            self.writes.append(write)
+
+    def _mutate(self, request: Request, target: _Target, body: bytes, dry_run: bool) -> Obj:
+        method, res = request.method, target.resource
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if target.name is None or method == "POST":
+            raise ApiFailure(405, "the server does not allow this method on the requested resource")
+        if method == "DELETE" and target.sub is None:
+            return self._delete(target, request.query_params, body, dry_run)
+        if target.sub is None:
+            stored = self._require(target)
+            candidate = (
+                replacement(res.kind, media, body)
+                if method == "PUT"
+                else apply_patch(stored, media, body, builtin=res.builtin)
+            )
+            return self._commit(res, stored, candidate, dry_run)
+        if target.sub == "scale" and res.scalable and method != "DELETE":
+            return self._write_scale(target, method, media, body, dry_run)
+        raise _no_route()
+
+    def _commit(self, res: Resource, stored: Obj, candidate: Obj, dry_run: bool) -> Obj:
+        """Validate and store `candidate`; a no-op or a dry run stores nothing and keeps the version."""
+        _check_identity(res, stored, candidate)
+        wanted = candidate["metadata"].get("resourceVersion")
+        if wanted not in (None, "") and str(wanted) != stored["metadata"]["resourceVersion"]:
+            raise _conflict(res, stored["metadata"]["name"])
+        updated = self._settle(res, stored, candidate)
+        if dry_run or updated == stored:
+            return updated
+        self._rv += 1
+        meta = updated["metadata"]
+        meta["resourceVersion"] = str(self._rv)
+        self._store[res.plural][(meta.get("namespace", ""), meta["name"])] = copy.deepcopy(updated)
+        return updated
+
+    def _settle(self, res: Resource, stored: Obj, candidate: Obj) -> Obj:
+        """What the server makes of a candidate: its own fields restored, generation and taints kept true."""
+        updated = copy.deepcopy(candidate)
+        updated["kind"], updated["apiVersion"] = res.kind, res.api_version
+        meta, before = updated["metadata"], stored["metadata"]
+        for key in _SERVER_OWNED:
+            if key in before:
+                meta[key] = before[key]
+            else:
+                meta.pop(key, None)
+        if res.has_status:
+            updated.pop("status", None)
+            updated |= {"status": copy.deepcopy(stored["status"])} if "status" in stored else {}
+        if res.generation and _spec_part(updated) != _spec_part(stored):
+            meta["generation"] = int(before.get("generation") or 0) + 1
+        if res.kind == "Node":
+            sync_cordon_taint(updated, stored, _rfc3339(self._now()))
+        return updated
+
+    def _write_scale(self, target: _Target, method: str, media: str, body: bytes, dry_run: bool) -> Obj:
+        """The scale subresource: a Scale in, spec.replicas of the workload changed, a Scale out."""
+        stored = self._require(target)
+        scale = scale_of(stored)
+        wanted = (
+            replacement("Scale", media, body)
+            if method == "PUT"
+            else apply_patch(scale, media, body, builtin=True)
+        )
+        _check_identity(SCALE, scale, wanted)
+        replicas = (wanted.get("spec") or {}).get("replicas")
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            name = stored["metadata"]["name"]
+            raise ApiFailure(
+                422, f'Scale.autoscaling "{name}" is invalid: spec.replicas: Invalid value: {replicas}'
+            )
+        candidate = copy.deepcopy(stored)
+        candidate["spec"]["replicas"] = replicas
+        candidate["metadata"]["resourceVersion"] = wanted["metadata"].get("resourceVersion")
+        return scale_of(self._commit(target.resource, stored, candidate, dry_run))
+
+    def _delete(self, target: _Target, query: QueryParams, body: bytes, dry_run: bool) -> Obj:
+        """Pods come back terminating (deletionTimestamp set); other kinds answer a Success Status."""
+        res = target.resource
+        options = decode_json(body) if body.strip() else {}
+        if not isinstance(options, dict):
+            raise ApiFailure(400, "DeleteOptions must be a JSON object")
+        stored = self._require(target)
+        _check_preconditions(res, stored, options.get("preconditions") or {})
+        gone = copy.deepcopy(stored)
+        if res.kind == "Pod":
+            _mark_terminating(gone, _grace_period(stored, query, options), self._now())
+        if not dry_run:
+            self._rv += 1
+            gone["metadata"]["resourceVersion"] = str(self._rv)
+            del self._store[res.plural][(target.namespace or "", stored["metadata"]["name"])]
+        if res.kind == "Pod":
+            return gone
+        details = _details(res, stored["metadata"]["name"]) | {"uid": stored["metadata"]["uid"]}
+        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
+
+    # --- discovery ---------------------------------------------------------------------------------
+
+    async def _version(self, request: Request) -> Response:
+        return JSONResponse(VERSION)
+
+    async def _core_versions(self, request: Request) -> Response:
+        address = {"clientCIDR": "0.0.0.0/0", "serverAddress": request.url.netloc}
+        return JSONResponse(
+            {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [address]}
+        )
+
+    async def _core_resources(self, request: Request) -> Response:
+        return JSONResponse(_resource_list("", "v1"))
+
+    async def _groups(self, request: Request) -> Response:
+        groups = [_group_doc(group) for group in dict.fromkeys(r.group for r in RESOURCES if r.group)]
+        return JSONResponse({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+
+    async def _group(self, request: Request) -> Response:
+        group = request.path_params["group"]
+        if not any(r.group == group for r in RESOURCES):
+            return JSONResponse(_no_route().status(), status_code=404)
+        return JSONResponse({"kind": "APIGroup", "apiVersion": "v1", **_group_doc(group)})
+
+    async def _group_resources(self, request: Request) -> Response:
+        group, version = request.path_params["group"], request.path_params["version"]
+        if not any(r.group == group and r.version == version for r in RESOURCES):
+            return JSONResponse(_no_route().status(), status_code=404)
+        return JSONResponse(_resource_list(group, version))
+
+
+# --- discovery documents ---------------------------------------------------------------------------
+
+
+def _resource_list(group: str, version: str) -> Obj:
+    entries: list[Obj] = []
+    for res in (r for r in RESOURCES if (r.group, r.version) == (group, version)):
+        verbs = ["delete", "get", "list", "patch", "update"]
+        names = {"name": res.plural, "singularName": res.kind.lower(), "shortNames": list(res.short_names)}
+        entries.append(names | {"namespaced": res.namespaced, "kind": res.kind, "verbs": verbs})
+        if res.kind == "Pod":
+            entries.append(
+                {"name": "pods/log", "singularName": "", "namespaced": True, "kind": "Pod", "verbs": ["get"]}
+            )
+        if res.scalable:
+            scale = {
+                "group": "autoscaling",
+                "version": "v1",
+                "kind": "Scale",
+                "verbs": ["get", "patch", "update"],
+            }
+            entries.append({"name": f"{res.plural}/scale", "singularName": "", "namespaced": True} | scale)
+    group_version = f"{group}/{version}" if group else version
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": group_version,
+        "resources": entries,
+    }
+
+
+def _group_doc(group: str) -> Obj:
+    served = dict.fromkeys(r.version for r in RESOURCES if r.group == group)
+    versions = [{"groupVersion": f"{group}/{version}", "version": version} for version in served]
+    return {"name": group, "versions": versions, "preferredVersion": versions[0]}
+
+
+# --- write helpers ---------------------------------------------------------------------------------
+
+
+def _dry_run(method: str, query: QueryParams, body: bytes) -> bool:
+    """`dryRun=All` or nothing; any other value is refused as the real server refuses it: 422 Invalid."""
+    values = query.getlist("dryRun")
+    if method == "DELETE" and body.strip():
+        options = decode_json(body)
+        if isinstance(options, dict):
+            values += options.get("dryRun") or []
+    if any(value != "All" for value in values):
+        shown = "[]string{" + ", ".join(json.dumps(value) for value in values) + "}"
+        kind = _OPTIONS.get(method, "CreateOptions")
+        raise ApiFailure(
+            422,
+            f'{kind}.meta.k8s.io "" is invalid: dryRun: Unsupported value: {shown}: supported values: "All"',
+        )
+    return bool(values)
+
+
+def _check_identity(res: Resource, stored: Obj, candidate: Obj) -> None:
+    """A write may not rename, move or retype the object it addresses (400, as the server answers)."""
+    meta, before = candidate["metadata"], stored["metadata"]
+    kind, api_version = candidate.get("kind", res.kind), candidate.get("apiVersion", res.api_version)
+    if (kind, api_version) != (res.kind, res.api_version):
+        raise ApiFailure(
+            400, f"{api_version} {kind} does not match the {res.api_version} {res.kind} addressed"
+        )
+    if meta.get("name", before["name"]) != before["name"]:
+        name, url_name = meta.get("name"), before["name"]
+        raise ApiFailure(
+            400, f"the name of the object ({name}) does not match the name on the URL ({url_name})"
+        )
+    if res.namespaced and meta.get("namespace", before.get("namespace")) != before.get("namespace"):
+        raise ApiFailure(
+            400, "the namespace of the provided object does not match the namespace sent on the request"
+        )
+
+
+def _check_preconditions(res: Resource, stored: Obj, preconditions: Mapping[str, Any]) -> None:
+    meta = stored["metadata"]
+    for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        wanted = preconditions.get(field)
+        if wanted is not None and wanted != meta.get(field):
+            have = meta.get(field)
+            message = (
+                f"Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {have}"
+            )
+            raise ApiFailure(409, message, details=_details(res, meta["name"]))
+
+
+def _grace_period(pod: Obj, query: QueryParams, options: Mapping[str, Any]) -> int:
+    given = query.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
+    if given is None:
+        return int((pod.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
+    try:
+        return max(int(given), 0)
+    except ValueError as exc:
+        raise ApiFailure(400, f"gracePeriodSeconds: invalid value {given!r}") from exc
+
+
+def _mark_terminating(pod: Obj, grace: int, now: datetime) -> None:
+    if grace > 0:
+        pod["metadata"]["deletionTimestamp"] = _rfc3339(now + timedelta(seconds=grace))
+        pod["metadata"]["deletionGracePeriodSeconds"] = grace
+
+
+def _spec_part(obj: Obj) -> Obj:
+    return {key: value for key, value in obj.items() if key not in ("metadata", "status")}
+
+
+# --- log helpers -----------------------------------------------------------------------------------
+
+
+def _int_param(query: QueryParams, name: str) -> int | None:
+    value = query.get(name)
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise ApiFailure(400, f"{name}: invalid value {value!r}: not an integer") from exc
+
+
+def _log_container(pod: Obj, wanted: str | None) -> str:
+    """The container asked for, or the only one; several and none named is a 400, as on a real cluster."""
+    spec, name = pod.get("spec") or {}, pod["metadata"]["name"]
+    names = [str(c.get("name")) for c in spec.get("containers") or []]
+    others = (spec.get("initContainers") or []) + (spec.get("ephemeralContainers") or [])
+    if wanted:
+        if wanted not in names + [str(c.get("name")) for c in others]:
+            raise ApiFailure(400, f"container {wanted} is not valid for pod {name}")
+        return wanted
+    if len(names) != 1:
+        raise ApiFailure(
+            400, f"a container name must be specified for pod {name}, choose one of: [{' '.join(names)}]"
+        )
+    return names[0]
+
+
+@dataclass(frozen=True)
+class _LogOptions:
+    """PodLogOptions from the query string."""
+
+    previous: bool
+    timestamps: bool
+    tail: int | None
+    since: datetime | None
+    limit_bytes: int | None
+
+    @property
+    def suffix(self) -> str:
+        return PREVIOUS if self.previous else ""
+
+    @classmethod
+    def parse(cls, query: QueryParams, now: datetime) -> _LogOptions:
+        tail, seconds = _int_param(query, "tailLines"), _int_param(query, "sinceSeconds")
+        limit_bytes, since_time = _int_param(query, "limitBytes"), query.get("sinceTime")
+        problems = []
+        if seconds is not None and since_time:
+            problems.append("at most one of `sinceTime` or `sinceSeconds` may be specified")
+        for label, value in (("sinceSeconds", seconds), ("limitBytes", limit_bytes)):
+            if value is not None and value < 1:
+                problems.append(f"{label}: Invalid value: {value}: must be greater than 0")
+        if tail is not None and tail < 0:
+            problems.append(f"tailLines: Invalid value: {tail}: must be greater than or equal to 0")
+        if problems:
+            raise ApiFailure(422, "PodLogOptions is invalid: " + "; ".join(problems))
+        since = now - timedelta(seconds=seconds) if seconds is not None else _parse_time(since_time)
+        flags = {
+            name: query.get(name, "false").lower() in ("true", "1") for name in ("previous", "timestamps")
+        }
+        return cls(flags["previous"], flags["timestamps"], tail, since, limit_bytes)
+
+    def render(self, lines: list[str]) -> str:
+        """Tail first, then the time filter, as the kubelet reads a container log; stamps only if asked."""
+        picked = lines if self.tail is None else lines[max(len(lines) - self.tail, 0) :] if self.tail else []
+        out = []
+        for line in picked:
+            stamp, message = _split_stamp(line)
+            if self.since is None or stamp is None or stamp >= self.since:
+                out.append((line if self.timestamps else message) + "\n")
+        text = "".join(out)
+        if self.limit_bytes is not None:
+            text = text.encode()[: self.limit_bytes].decode("utf-8", "ignore")
+        return text
+
+
+def _split_stamp(line: str) -> tuple[datetime | None, str]:
+    found = _STAMP.match(line)
+    if not found:
+        return None, line
+    fraction = (found[2] or "")[:7]  # Python keeps microseconds; the kubelet writes nanoseconds
+    return datetime.fromisoformat(found[1] + fraction + found[3].replace("Z", "+00:00")), line[found.end() :]
+
+
+def _parse_time(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ApiFailure(400, f"sinceTime: invalid value {text!r}: not an RFC 3339 time") from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+# --- normalisation of loaded objects ---------------------------------------------------------------
+
+
+def _rfc3339(moment: datetime) -> str:
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _jsonable(value: Any, parent: str = "") -> Any:
+    """Plain JSON as the server would return it: YAML timestamps as RFC 3339, quantities as strings."""
+    if isinstance(value, datetime):
+        return _rfc3339(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {
+            str(k): _quantity(v) if parent in _QUANTITY_MAPS else _jsonable(v, str(k))
+            for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_jsonable(item, parent) for item in value]
+    return value
+
+
+def _quantity(value: Any) -> Any:
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else _jsonable(value)
+
+
+def _check_string_maps(res: Resource, meta: Mapping[str, Any]) -> None:
+    """Labels and annotations are string maps; the real server would have refused anything else."""
+    for field in ("labels", "annotations"):
+        for key, value in (meta.get(field) or {}).items():
+            if not isinstance(value, str):
+                raise ValueError(
+                    f"{res.kind} {meta.get('name')}: metadata.{field}.{key} must be a string: {value!r}"
+                )

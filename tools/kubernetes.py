@@ -6,6 +6,7 @@ Read-only: only list/get calls. Each call carries the tool's timeout.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,11 +28,6 @@ def api_client(url: str, *, token: str | None = None, verify_ssl: bool = True) -
     if token:
         config.api_key = {"authorization": f"Bearer {token}"}
     return k8s.ApiClient(config)
-
-
-def _dict(api: k8s.ApiClient, obj: Any) -> dict[str, Any]:
-    data = api.sanitize_for_serialization(obj)  # type: ignore[no-untyped-call]
-    return data if isinstance(data, dict) else {}
 
 
 def _time(value: Any) -> datetime | None:
@@ -73,10 +69,13 @@ class KubeTool:
         return got
 
     def _items(self, what: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
-        result = self._call(what, lambda: call(*args, _request_timeout=self._timeout, **kwargs))
-        if isinstance(result, dict):  # custom objects come back as plain dicts
-            return list(result.get("items", []))
-        return [_dict(self._api, item) for item in result.items or []]
+        """List objects as plain JSON: the client's typed models reject objects that omit fields a
+        real server fills in (node info, for one), and the tools only read them."""
+        response = self._call(
+            what, lambda: call(*args, _request_timeout=self._timeout, _preload_content=False, **kwargs)
+        )
+        body = json.loads(response.data or b"{}")
+        return list(body.get("items") or [])
 
     def topology(self, namespace: str) -> Topology | Gap:
         """Every object the scope resolution needs, in one namespace (nodes cluster-wide)."""

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from urllib.parse import urlencode
 
 from prometheus_api_client import PrometheusConnect
+from urllib3.util.retry import Retry
 
 from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded
 from tools.signals import Catalog, Scope, Signal
@@ -40,8 +41,9 @@ class PromQLClient(Protocol):
 
 
 def connect(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> PrometheusConnect:
-    """A client whose HTTP calls give up at the tool's deadline."""
-    return PrometheusConnect(url=url, disable_ssl=True, timeout=timeout)
+    """A client whose HTTP calls give up at the tool's deadline and never retry: a retry with
+    backoff into a struggling Prometheus would spend the triage's whole budget on one query."""
+    return PrometheusConnect(url=url, disable_ssl=True, timeout=timeout, retry=Retry(total=0))
 
 
 def _series_key(metric: dict[str, str]) -> str:

@@ -89,11 +89,11 @@ class FakeNvml:
         return len(self._readings)
 
     def nvmlDeviceGetHandleByIndex(self, index: int) -> _Handle:
+        """The index-th recorded GPU (a pack may record only some of a node's GPUs)."""
         self._require()
-        for reading in self._readings:
-            if reading.index == index:
-                return _Handle(reading)
-        raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        if not 0 <= index < len(self._readings):
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_INVALID_ARGUMENT)
+        return _Handle(self._readings[index])
 
     def nvmlDeviceGetHandleByUUID(self, uuid: str) -> _Handle:
         self._require()

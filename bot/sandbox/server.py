@@ -20,7 +20,9 @@ class ServerThread:
         self._sock.bind((host, port))
         self.host = host
         self.port: int = self._sock.getsockname()[1]
-        config = uvicorn.Config(app, log_level="warning", lifespan="auto", access_log=False)
+        config = uvicorn.Config(
+            app, log_level="warning", lifespan="auto", access_log=False, timeout_graceful_shutdown=2
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 

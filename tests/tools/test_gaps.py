@@ -1,0 +1,117 @@
+"""A backend that is down or slow becomes a named gap within the tool's timeout, never an exception."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from elasticsearch import Elasticsearch
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from bot.localpg import free_port
+from bot.sandbox.nvml import FakeNvml
+from bot.sandbox.pack import Pack
+from bot.sandbox.server import ServerThread
+from tools.elasticsearch import LogScope, LogTool
+from tools.elasticsearch import connect as es_connect
+from tools.gpu import GpuTool
+from tools.kubernetes import KubeTool, api_client
+from tools.prometheus import PrometheusTool
+from tools.prometheus import connect as prom_connect
+from tools.result import Gap, Status, Window
+from tools.signals import Scope, load_catalog
+
+SLOW_SECONDS = 10.0
+TIMEOUT = 0.5
+WINDOW = Window(start=datetime(2026, 6, 1, 9, 0, tzinfo=UTC), as_of=datetime(2026, 6, 1, 10, 7, tzinfo=UTC))
+
+
+async def _stall(request: Request) -> JSONResponse:
+    await asyncio.sleep(SLOW_SECONDS)
+    return JSONResponse({}, headers={"X-Elastic-Product": "Elasticsearch"})
+
+
+@pytest.fixture
+def slow_server() -> Iterator[str]:
+    app = Starlette(routes=[Route("/{path:path}", _stall, methods=["GET", "POST", "HEAD"])])
+    with ServerThread(app) as server:
+        yield server.url
+
+
+def dead_url() -> str:
+    return f"http://127.0.0.1:{free_port()}"
+
+
+def prom_gap(url: str) -> tuple[Gap, float]:
+    tool = PrometheusTool(prom_connect(url, timeout=TIMEOUT), load_catalog(), link_base=url, timeout=TIMEOUT)
+    started = time.monotonic()
+    result = tool.read_signal("kv_cache_usage", Scope(namespace="llm-serving"), WINDOW)
+    assert result.status is Status.ERROR and result.gap is not None
+    return result.gap, time.monotonic() - started
+
+
+def test_prometheus_down_and_slow(slow_server: str) -> None:
+    gap, _ = prom_gap(dead_url())
+    assert str(gap).startswith("prometheus: signal kv_cache_usage: ") and "connection refused" in str(gap)
+    gap, elapsed = prom_gap(slow_server)
+    assert "no answer within 0.5 s" in gap.reason or "timed out" in gap.reason.lower()
+    assert elapsed < SLOW_SECONDS / 2  # it did not wait for the slow server
+
+
+def kube_gap(url: str) -> tuple[Gap, float]:
+    api = api_client(url)
+    started = time.monotonic()
+    got = KubeTool(api, timeout=TIMEOUT).topology("llm-serving")
+    elapsed = time.monotonic() - started
+    api.close()
+    assert isinstance(got, Gap)
+    return got, elapsed
+
+
+def test_kubernetes_down_and_slow(slow_server: str) -> None:
+    gap, _ = kube_gap(dead_url())
+    assert gap.source.value == "kubernetes" and "refused" in gap.reason.lower()
+    gap, elapsed = kube_gap(slow_server)
+    assert "0.5 s" in gap.reason or "timed out" in gap.reason.lower()
+    assert elapsed < SLOW_SECONDS / 2
+
+
+def es_gap(url: str) -> tuple[Gap, float]:
+    client: Elasticsearch = es_connect(url, timeout=TIMEOUT)
+    started = time.monotonic()
+    result = LogTool(client, index="logs-inference", timeout=TIMEOUT).error_signatures(LogScope(), WINDOW)
+    elapsed = time.monotonic() - started
+    client.close()
+    assert result.status is Status.ERROR and result.gap is not None
+    return result.gap, elapsed
+
+
+def test_elasticsearch_down_and_slow(slow_server: str) -> None:
+    gap, _ = es_gap(dead_url())
+    assert str(gap).startswith("elasticsearch: error signatures: ")
+    gap, elapsed = es_gap(slow_server)
+    assert "0.5 s" in gap.reason or "timed out" in gap.reason.lower()
+    assert elapsed < SLOW_SECONDS / 2
+
+
+class StuckNvml(FakeNvml):
+    """A driver call that hangs (a GPU that fell off the bus can do that)."""
+
+    def nvmlDeviceGetCount(self) -> int:
+        time.sleep(SLOW_SECONDS)
+        return 0
+
+
+def test_gpu_slow(example: Pack) -> None:
+    probes: dict[str, Any] = {"gpu-node-1": StuckNvml(example.gpus["gpu-node-1"])}
+    started = time.monotonic()
+    result = GpuTool(probes, timeout=TIMEOUT).read(["gpu-node-1"], as_of=WINDOW.as_of)
+    assert time.monotonic() - started < SLOW_SECONDS / 2
+    assert result.gap is not None and str(result.gap) == "gpu: NVML on gpu-node-1: no answer within 0.5 s"

@@ -1,0 +1,1 @@
+"""Reversible actions: the catalog the triage proposes from, and (later) their executors."""

@@ -1,0 +1,233 @@
+"""Findings: candidate causes read off the evidence, each with a code, a layer, an onset and targets.
+
+A finding is "cause-grade" when it names a specific fault (an attributed error line, a node
+condition, an Xid, a saturated KV cache, a quality drop). Generic symptoms (latency up, error
+ratio up, GPU busy) are not findings: they feed the symptom rules in `classify`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from tools.result import Evidence, Source
+
+LAYER_ORDER = {"INF": 0, "DEP": 1, "MOD": 2, "ENG": 3, "GW": 4, "BIZ": 5}
+LAYER_CATEGORY = {
+    "INF": "infrastructure",
+    "DEP": "infrastructure",
+    "MOD": "model_config",
+    "ENG": "inference_engine",
+    "GW": "operational",
+    "BIZ": "operational",
+}
+
+
+class Attributed(Protocol):
+    code: str
+    layer: str | None
+    rule: str | None
+
+
+class Attributes(Protocol):
+    def attribute(self, message: str) -> Attributed: ...
+
+
+@dataclass
+class Finding:
+    """One candidate cause."""
+
+    code: str
+    onset: datetime | None
+    strength: float
+    evidence: list[str]
+    source: Source
+    targets: dict[str, set[str]] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def layer(self) -> str:
+        return self.code.split("_", 1)[0] if "_" in self.code else "UNATTRIBUTED"
+
+    def add_target(self, kind: str, *names: str) -> None:
+        for name in names:
+            if name:
+                self.targets.setdefault(kind, set()).add(name)
+
+    def merge(self, other: Finding) -> None:
+        if other.onset is not None and (self.onset is None or other.onset < self.onset):
+            self.onset = other.onset
+            self.note = other.note or self.note
+        self.strength = max(self.strength, other.strength) + min(self.strength, other.strength) * 0.25
+        self.evidence.extend(e for e in other.evidence if e not in self.evidence)
+        for kind, names in other.targets.items():
+            self.add_target(kind, *names)
+
+
+def signal(evidence: Iterable[Evidence], name: str) -> list[Evidence]:
+    return [e for e in evidence if e.labels.get("signal") == name]
+
+
+def abnormal(evidence: Iterable[Evidence], name: str) -> list[Evidence]:
+    return [e for e in signal(evidence, name) if e.labels.get("abnormal") == "true"]
+
+
+def kind(evidence: Iterable[Evidence], name: str) -> list[Evidence]:
+    return [e for e in evidence if e.labels.get("kind") == name]
+
+
+def _split(value: str | None) -> list[str]:
+    return [v for v in (value or "").split(",") if v]
+
+
+def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]:
+    out = []
+    for sig in kind(evidence, "signature"):
+        got = attributor.attribute(sig.labels.get("sample") or sig.labels.get("signature", ""))
+        if got.code == "UNATTRIBUTED":
+            continue
+        finding = Finding(
+            code=got.code,
+            onset=sig.onset,
+            strength=float(sig.labels.get("share", "0")) or 0.05,
+            evidence=[sig.id],
+            source=Source.ELASTICSEARCH,
+            note=f"“{sig.labels.get('sample', '')[:140]}”",
+        )
+        pods, nodes = _split(sig.labels.get("pods")), _split(sig.labels.get("nodes"))
+        finding.add_target("pod", *pods)
+        finding.add_target("node", *nodes)
+        out.append(finding)
+    return out
+
+
+def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Finding]:
+    out = []
+    for event in kind(evidence, "event"):
+        text = f"{event.labels.get('reason', '')}: {event.labels.get('message', '')}"
+        got = attributor.attribute(text)
+        if got.code == "UNATTRIBUTED":
+            continue
+        finding = Finding(
+            code=got.code,
+            onset=event.onset,
+            strength=0.3,
+            evidence=[event.id],
+            source=Source.KUBERNETES,
+            note=f"event {text[:140]}",
+        )
+        finding.add_target(event.labels.get("object_kind", ""), event.labels.get("object", ""))
+        out.append(finding)
+    for pod in kind(evidence, "pod"):
+        for reason in _split(pod.labels.get("reasons")):
+            got = attributor.attribute(reason)
+            if got.code == "UNATTRIBUTED":
+                continue
+            finding = Finding(
+                code=got.code,
+                onset=pod.onset,
+                strength=0.3,
+                evidence=[pod.id],
+                source=Source.KUBERNETES,
+                note=pod.summary,
+            )
+            finding.add_target("pod", pod.labels.get("pod", ""))
+            finding.add_target("node", pod.labels.get("node", ""))
+            out.append(finding)
+    for node in kind(evidence, "node"):
+        if node.labels.get("healthy") == "false" and "Ready=" in node.summary:
+            finding = Finding(
+                code="INF_NODE_NOT_READY",
+                onset=node.onset,
+                strength=0.6,
+                evidence=[node.id],
+                source=Source.KUBERNETES,
+                note=node.summary,
+            )
+            finding.add_target("node", node.labels.get("node", ""))
+            out.append(finding)
+        elif node.labels.get("healthy") == "false" and "DiskPressure=True" in node.summary:
+            finding = Finding(
+                code="INF_DISK",
+                onset=node.onset,
+                strength=0.4,
+                evidence=[node.id],
+                source=Source.KUBERNETES,
+                note=node.summary,
+            )
+            finding.add_target("node", node.labels.get("node", ""))
+            out.append(finding)
+    return out
+
+
+def from_gpu(evidence: list[Evidence]) -> list[Finding]:
+    out = []
+    for gpu in evidence:
+        if gpu.source is not Source.GPU or gpu.labels.get("faulty") != "true":
+            continue
+        finding = Finding(
+            code="INF_GPU_XID",
+            onset=gpu.onset,
+            strength=0.7,
+            evidence=[gpu.id],
+            source=Source.GPU,
+            note=gpu.summary,
+        )
+        finding.add_target("node", gpu.labels.get("node", ""))
+        out.append(finding)
+    return out
+
+
+def from_metrics(evidence: list[Evidence]) -> list[Finding]:
+    out: list[Finding] = []
+
+    def add(code: str, items: list[Evidence], strength: float, target_label: str | None = None) -> None:
+        if not items:
+            return
+        onsets = [e.onset for e in items if e.onset is not None]
+        finding = Finding(
+            code=code,
+            onset=min(onsets) if onsets else None,
+            strength=strength,
+            evidence=[e.id for e in items],
+            source=Source.PROMETHEUS,
+            note=items[0].summary,
+        )
+        if target_label:
+            for e in items:
+                finding.add_target(target_label, e.labels.get(target_label, ""))
+        out.append(finding)
+
+    add("INF_GPU_XID", [e for e in signal(evidence, "xid_errors") if _positive(e)], 0.6, "node")
+    add("INF_GPU_XID", [e for e in signal(evidence, "ecc_errors") if _positive(e)], 0.5, "node")
+    add("INF_NODE_NOT_READY", abnormal(evidence, "node_not_ready"), 0.6, "node")
+    kv = abnormal(evidence, "kv_cache_usage")
+    preempt = abnormal(evidence, "preemptions")
+    if kv or preempt:
+        add("ENG_KV_CACHE", kv + preempt, 0.6 if kv and preempt else 0.35, "pod")
+    add("MOD_QUALITY_REGRESSION", abnormal(evidence, "canary_pass_rate"), 0.7)
+    add(
+        "MOD_OUTPUT_FORMAT",
+        abnormal(evidence, "empty_response_rate") + abnormal(evidence, "output_validity_rate"),
+        0.5,
+    )
+    oom = [e for e in abnormal(evidence, "last_terminated_reason") if e.labels.get("reason") == "OOMKilled"]
+    add("INF_OOM_KILLED", oom, 0.4, "pod")
+    return out
+
+
+def _positive(e: Evidence) -> bool:
+    return isinstance(e.value, int | float) and e.value > 0
+
+
+def merged(findings: list[Finding]) -> list[Finding]:
+    """One finding per code, keeping the earliest onset and every piece of evidence."""
+    by_code: dict[str, Finding] = {}
+    for finding in findings:
+        if finding.code in by_code:
+            by_code[finding.code].merge(finding)
+        else:
+            by_code[finding.code] = finding
+    return list(by_code.values())

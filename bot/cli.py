@@ -27,6 +27,8 @@ config_app = typer.Typer(no_args_is_help=True, help="Configuration file.")
 app.add_typer(incidents_app, name="incidents")
 app.add_typer(db_app, name="db")
 app.add_typer(config_app, name="config")
+sandbox_app = typer.Typer(no_args_is_help=True, help="Scenario packs served through the real protocols.")
+app.add_typer(sandbox_app, name="sandbox")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 Actor = Annotated[str, typer.Option("--actor", help="Who makes the change (recorded on the timeline).")]
@@ -244,6 +246,60 @@ def _apply(change: Callable[[IncidentService], object], message: str) -> None:
     except BotError as exc:
         _fail(exc)
     typer.echo(message)
+
+
+@sandbox_app.command("up")
+def sandbox_up(
+    pack: Annotated[Path, typer.Option("--pack", help="Scenario pack directory.")],
+    llm_script: Annotated[
+        Path | None, typer.Option("--llm-script", help="YAML/JSON script the OpenAI stand-in plays.")
+    ] = None,
+) -> None:
+    """Serve a pack (Prometheus, Elasticsearch, Kubernetes, Slack, OpenAI) until interrupted.
+
+    The first line printed is one JSON object: the URLs and `env`, the variables that point the
+    bot at them.
+    """
+    import signal
+    import threading
+
+    from bot.sandbox.openai import load_script
+    from bot.sandbox.pack import load_pack
+    from bot.sandbox.up import Sandbox
+
+    try:
+        loaded = load_pack(pack, with_expected=False)
+        script = load_script(llm_script) if llm_script else []
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        with Sandbox(loaded, llm_script=script) as sandbox:
+            typer.echo(json.dumps({"pack": loaded.name, **sandbox.urls, "env": sandbox.env}))
+            sys.stdout.flush()
+            stop.wait()
+    except BotError as exc:
+        _fail(exc)
+    typer.echo("sandbox stopped", err=True)
+
+
+@sandbox_app.command("validate")
+def sandbox_validate(packs: Annotated[list[Path], typer.Argument(help="Pack directories.")]) -> None:
+    """Load and validate packs; exit 1 naming the first problem of each invalid one."""
+    from bot.sandbox.pack import load_pack
+
+    failed = 0
+    for path in packs:
+        try:
+            loaded = load_pack(path)
+        except BotError as exc:
+            failed += 1
+            typer.echo(f"FAIL {path}: {exc.message}")
+            continue
+        expected = f"{loaded.expected.category.value}/{loaded.expected.code}" if loaded.expected else "-"
+        typer.echo(
+            f"ok   {loaded.name}: {len(loaded.logs)} log lines, {len(loaded.objects)} objects, {expected}"
+        )
+    raise typer.Exit(1 if failed else 0)
 
 
 def main() -> None:

@@ -1,9 +1,9 @@
 """Log evidence from Elasticsearch: error signatures, error volume, status codes, free search.
 
 Aggregations run in Elasticsearch, never by pulling documents: signatures come from the
-`categorize_text` aggregation (its tokenizer drops numbers, ids, hex and paths, so lines that
-differ only in those fall into one category), with first/last seen, pods, nodes and a sample as
-sub-aggregations.
+`categorize_text` aggregation (its ml_standard tokenizer drops numbers and hex, and tokens that vary
+across a category drop out of its key, so lines that differ only in counts, ids or addresses fall
+into one category), with first/last seen, pods, nodes and a sample as sub-aggregations.
 """
 
 from __future__ import annotations

@@ -1,0 +1,115 @@
+"""Propose: the matched runbook's actions, with concrete targets resolved from the evidence.
+
+First comes the safest fast reversible move the runbook lists whose condition holds. A target
+that the evidence does not name is never invented: the action is left out instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.actions.catalog import ActionKind
+from bot.triage.classify import Decision
+from bot.triage.model import ProposedAction
+from bot.triage.runbooks import ActionContext, Runbook, RunbookCatalog
+from bot.triage.scope import IncidentScope
+from tools.kubernetes import REVISION, Topology
+from tools.result import Evidence
+
+
+def _one(values: set[str] | None) -> str | None:
+    return next(iter(values)) if values and len(values) == 1 else None
+
+
+def context(
+    decision: Decision, scope: IncidentScope, topology: Topology | None, evidence: list[Evidence]
+) -> ActionContext:
+    """The targets and facts the runbook's conditions are checked against."""
+    cause = decision.cause
+    targets: dict[str, str] = {}
+    node = _one(cause.targets.get("node")) if cause else None
+    pod = _one(cause.targets.get("pod")) if cause else None
+    if node is None and pod is not None and topology is not None:
+        node = next((p["spec"].get("nodeName") for p in topology.pods if p["metadata"]["name"] == pod), None)
+    if pod is None and node is not None and topology is not None:
+        on_node = [
+            p["metadata"]["name"]
+            for p in topology.pods
+            if p["spec"].get("nodeName") == node and p["metadata"]["name"] in scope.pods
+        ]
+        pod = on_node[0] if len(on_node) == 1 else None
+    deployment = _one(cause.targets.get("deployment")) if cause else None
+    if deployment is None and decision.rollout is not None:
+        deployment = decision.rollout.labels.get("deployment")
+    if deployment is None and len(scope.deployments) == 1:
+        deployment = scope.deployments[0]
+    route = _one(cause.targets.get("route")) if cause else None
+    if route is None and len(scope.routes) == 1:
+        route = scope.routes[0]
+    for key, value in (("node", node), ("pod", pod), ("deployment", deployment), ("route", route)):
+        if value:
+            targets[key] = value
+    rollout = decision.rollout is not None and decision.rollout.labels.get("deployment") == deployment
+    precedes = (
+        rollout
+        and decision.rollout is not None
+        and decision.rollout.onset is not None
+        and (cause is None or cause.onset is None or decision.rollout.onset <= cause.onset)
+    )
+    routes = [e for e in evidence if e.labels.get("kind") == "route" and e.labels.get("route") == route]
+    return ActionContext(
+        targets=targets,
+        rollout=rollout,
+        config_rollout=bool(precedes and decision.rollout and decision.rollout.labels.get("changes")),
+        single_node=node is not None and (len(scope.nodes) > 1 or bool(cause and cause.targets.get("node"))),
+        single_pod=pod is not None and len(scope.pods) > 1,
+        multi_backend_route=any(r.labels.get("backends", "").count("=") >= 2 for r in routes),
+        fleet_healthy=len(scope.pods) > 1,
+    )
+
+
+def propose(
+    book: Runbook | None, ctx: ActionContext, *, namespace: str, topology: Topology | None, decision: Decision
+) -> list[ProposedAction]:
+    if book is None:
+        return []
+    actions = []
+    for resolved in RunbookCatalog.resolve(book, ctx):
+        actions.append(
+            ProposedAction(
+                kind=resolved.kind.value,
+                target=resolved.target,
+                namespace=None if resolved.kind is ActionKind.CORDON_NODE else namespace,
+                params=_params(resolved.kind, resolved.target, topology, decision),
+                reversible=True,
+                undo=resolved.undo,
+                rationale=resolved.rationale,
+            )
+        )
+    return actions
+
+
+def _params(kind: ActionKind, target: str, topology: Topology | None, decision: Decision) -> dict[str, Any]:
+    name = target.split("/", 1)[1]
+    if topology is None:
+        return {}
+    if kind is ActionKind.ROLLBACK_DEPLOYMENT and decision.rollout is not None:
+        rs = decision.rollout.labels.get("previous_replicaset")
+        previous = next((r for r in topology.replicasets if r["metadata"]["name"] == rs), None)
+        revision = (previous or {}).get("metadata", {}).get("annotations", {}).get(REVISION)
+        return {"to_replicaset": rs, "to_revision": revision, "from_revision": str(decision.rollout.value)}
+    if kind is ActionKind.ADD_REPLICA:
+        deployment = next((d for d in topology.deployments if d["metadata"]["name"] == name), None)
+        replicas = int(((deployment or {}).get("spec") or {}).get("replicas") or 1)
+        return {"from_replicas": replicas, "to_replicas": replicas + 1}
+    if kind is ActionKind.REROUTE:
+        route = next((r for r in topology.routes if r["metadata"]["name"] == name), None)
+        rules = ((route or {}).get("spec") or {}).get("rules") or []
+        return {
+            "backends": [
+                {"name": ref.get("name"), "weight": ref.get("weight", 1)}
+                for rule in rules
+                for ref in rule.get("backendRefs") or []
+            ]
+        }
+    return {}

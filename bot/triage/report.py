@@ -1,0 +1,176 @@
+"""Report: the triage result a responder reads in a minute — hypothesis, confidence, evidence,
+blast radius, the onset timeline across layers, gaps, and the proposed first moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.alertmanager import WebhookPayload
+from bot.triage.classify import Decision
+from bot.triage.findings import Finding
+from bot.triage.gather import Gathered
+from bot.triage.model import IncidentSummary, ProposedAction, TimelineEntry, TriageResult
+from bot.triage.runbooks import Runbook
+from tools.result import Evidence, Source
+
+MAX_EVIDENCE = 15
+
+
+def incident_summary(alert: WebhookPayload, severity: str | None = None) -> IncidentSummary:
+    return IncidentSummary(
+        service=alert.label("service"),
+        model=alert.label("model", "model_name"),
+        namespace=alert.label("namespace"),
+        started_at=min(a.startsAt for a in alert.alerts),
+        severity=severity or alert.label("severity"),
+    )
+
+
+def timeline(evidence: list[Evidence]) -> list[TimelineEntry]:
+    """Every onset the tools saw, oldest first: the material of the earliest-cause rule."""
+    entries = [
+        TimelineEntry(at=e.onset, layer=e.layer, what=e.summary[:200], evidence=e.id)
+        for e in evidence
+        if e.onset is not None and (e.labels.get("abnormal", "true") == "true")
+    ]
+    return sorted(entries, key=lambda t: t.at)[:40]
+
+
+def confidence(decision: Decision, gathered: Gathered) -> float:
+    """Corroboration raises it, gaps and a bare symptom rule lower it."""
+    if decision.cause is None:
+        return 0.2
+    sources = {_source(eid, gathered.evidence) for eid in decision.cause.evidence}
+    agreeing = [f for f in decision.findings if f.code == decision.code]
+    sources |= {f.source for f in agreeing}
+    score = 0.45 + 0.12 * (len(sources) - 1) + min(decision.cause.strength, 1.0) * 0.2
+    if decision.rule == "symptom rule":
+        score -= 0.15
+    if decision.rule == "earliest cause":
+        rivals = [
+            f
+            for f in decision.findings
+            if f.code != decision.code
+            and f.onset
+            and decision.cause.onset
+            and abs((f.onset - decision.cause.onset).total_seconds()) < 120
+        ]
+        score -= 0.05 * len(rivals)
+    score -= 0.05 * len(gathered.gaps)
+    return round(max(0.1, min(0.95, score)), 2)
+
+
+def _source(evidence_id: str, evidence: list[Evidence]) -> Source | None:
+    return next((e.source for e in evidence if e.id == evidence_id), None)
+
+
+def hypothesis(decision: Decision, meaning: Callable[[str], str]) -> str:
+    cause = decision.cause
+    if cause is None:
+        return (
+            "No specific fault stands out in the evidence: the symptoms are visible but nothing attributes "
+            "them yet; see the timeline and the gaps."
+        )
+    when = f" since {cause.onset:%H:%M:%S}Z" if cause.onset else ""
+    where = _where(cause)
+    text = f"{meaning(decision.code)}{where}{when}"
+    reasons = "; ".join(decision.reasons)
+    if reasons:
+        text += f" — {reasons}"
+    text += "."
+    if decision.rollout is not None and decision.rollout.onset is not None:
+        text += f" A rollout preceded it: {decision.rollout.summary}."
+    if cause.note and cause.note not in text:
+        text += f" First sign: {cause.note[:220]}"
+    return text
+
+
+def _where(cause: Finding) -> str:
+    parts = []
+    for kind in ("node", "pod", "deployment", "route"):
+        names = sorted(cause.targets.get(kind, set()))
+        if names:
+            parts.append(f"{kind} {', '.join(names[:3])}{'…' if len(names) > 3 else ''}")
+    return f" on {'; '.join(parts)}" if parts else ""
+
+
+def blast_radius(decision: Decision, gathered: Gathered) -> str:
+    scope = gathered.scope
+    cause = decision.cause
+    bad_pods = sorted(cause.targets.get("pod", set()) & set(scope.pods)) if cause else []
+    bad_nodes = sorted(cause.targets.get("node", set())) if cause else []
+    parts = []
+    if scope.routes:
+        parts.append(
+            f"endpoint{'s' if len(scope.routes) > 1 else ''} {', '.join('httproute/' + r for r in scope.routes)}"
+        )
+    if scope.pods:
+        affected = len(bad_pods) if bad_pods else len(scope.pods)
+        parts.append(
+            f"{affected} of {len(scope.pods)} replicas of {', '.join(scope.deployments) or 'the service'}"
+        )
+    if bad_nodes:
+        parts.append(f"node{'s' if len(bad_nodes) > 1 else ''} {', '.join(bad_nodes)}")
+    elif scope.nodes:
+        parts.append(f"{len(scope.nodes)} node{'s' if len(scope.nodes) > 1 else ''}")
+    share = _error_share(gathered.evidence)
+    if share is not None:
+        parts.append(f"{share:.1%} of requests failing at as_of")
+    return "; ".join(parts) or "unknown (no topology)"
+
+
+def _error_share(evidence: list[Evidence]) -> float | None:
+    ratios = [
+        float(e.value)
+        for e in evidence
+        if e.labels.get("signal") == "error_ratio_5xx" and isinstance(e.value, int | float)
+    ]
+    return max(ratios) if ratios else None
+
+
+def cited_evidence(decision: Decision, gathered: Gathered) -> list[Evidence]:
+    """The evidence the decision rests on first, then the other abnormal readings."""
+    by_id = {e.id: e for e in gathered.evidence}
+    ordered: list[Evidence] = []
+    if decision.cause is not None:
+        ordered.extend(by_id[i] for i in decision.cause.evidence if i in by_id)
+    if decision.rollout is not None:
+        ordered.append(decision.rollout)
+    for finding in decision.findings:
+        ordered.extend(by_id[i] for i in finding.evidence if i in by_id)
+    ordered.extend(e for e in gathered.evidence if e.id == "prom:alert")
+    ordered.extend(e for e in gathered.evidence if e.labels.get("abnormal") == "true")
+    unique = list({e.id: e for e in ordered}.values())
+    return unique[:MAX_EVIDENCE]
+
+
+def build(
+    alert: WebhookPayload,
+    gathered: Gathered,
+    decision: Decision,
+    book: Runbook | None,
+    actions: list[ProposedAction],
+    *,
+    meaning: Callable[[str], str],
+    confidence_value: float,
+    severity: str | None = None,
+) -> TriageResult:
+    return TriageResult(
+        incident=incident_summary(alert, severity),
+        category=decision.category,
+        code=decision.code,
+        layer=decision.layer,
+        hypothesis=hypothesis(decision, meaning),
+        confidence=confidence_value,
+        evidence=[e.public() for e in cited_evidence(decision, gathered)],
+        blast_radius=blast_radius(decision, gathered),
+        actions=actions,
+        runbook=book.relative() if book else None,
+        engine="rules",
+        timings_ms=dict(gathered.timings_ms),
+        gaps=[str(g) for g in gathered.gaps],
+        timeline=timeline(gathered.evidence),
+        scope=gathered.scope.public(),
+        notes=[f"rule: {decision.rule}", *gathered.scope.notes],
+    )

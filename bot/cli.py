@@ -302,5 +302,70 @@ def sandbox_validate(packs: Annotated[list[Path], typer.Argument(help="Pack dire
     raise typer.Exit(1 if failed else 0)
 
 
+@app.command()
+def triage(
+    pack: Annotated[Path, typer.Option("--pack", help="Scenario pack directory.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Triage a pack end to end through the real clients (real Prometheus, local API stand-ins)."""
+    from bot.sandbox.pack import load_pack
+    from bot.triage.service import Knowledge, triage_pack
+
+    try:
+        result = triage_pack(load_pack(pack, with_expected=False), Knowledge.load())
+    except BotError as exc:
+        _fail(exc)
+    if as_json:
+        typer.echo(json.dumps(result.public(), indent=2))
+        return
+    from bot.triage.text import render
+
+    typer.echo(render(result))
+
+
+@app.command("eval")
+def eval_packs(
+    root: Annotated[Path, typer.Argument(help="Directory holding packs (searched recursively).")],
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Also write the scores as JSON here.")
+    ] = None,
+) -> None:
+    """Triage every pack with an expected.yaml; print per-pack pass/fail and totals (exit 0)."""
+    from bot.triage.evaluate import evaluate, table, totals
+    from bot.triage.service import Knowledge
+
+    try:
+        scores = evaluate(root, Knowledge.load())
+    except BotError as exc:
+        _fail(exc)
+    typer.echo(table(scores))
+    if json_file is not None:
+        json_file.write_text(
+            json.dumps({"packs": [s.public() for s in scores], "totals": totals(scores)}, indent=2)
+        )
+
+
+@app.command()
+def attribute(
+    file: Annotated[
+        Path | None, typer.Argument(help="JSON Lines with `message` (or plain lines); default stdin.")
+    ] = None,
+) -> None:
+    """Attribute each error line to a taxonomy code; one JSON object per input line."""
+    from bot.triage.attribution import Attributor, attribute_lines
+
+    try:
+        attributor = Attributor.load()
+    except BotError as exc:
+        _fail(exc)
+    handle = file.open(encoding="utf-8") if file else sys.stdin
+    try:
+        for answer in attribute_lines(handle, attributor):
+            typer.echo(json.dumps(answer))
+    finally:
+        if file:
+            handle.close()
+
+
 def main() -> None:
     app()

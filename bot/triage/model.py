@@ -65,3 +65,17 @@ class TriageResult(BaseModel):
 
     def public(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
+
+
+class Verdict(BaseModel):
+    """The LLM review's answer once validated against the taxonomy, the catalog and the evidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    category: str
+    code: str
+    layer: str
+    hypothesis: str
+    confidence: float = Field(ge=0, le=1)
+    evidence_ids: list[str]
+    actions: list[ProposedAction]

@@ -188,22 +188,23 @@ def load_runbook(path: Path) -> Runbook:
         data = yaml.safe_load(header)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise ConfigError(f"{path}:{(mark.line + 2) if mark else 1}: front matter is not valid YAML") from exc
+        raise ConfigError(f"{path}:{(mark.line + 1) if mark else 1}: front matter is not valid YAML") from exc
     try:
         meta = FrontMatter.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(
-            "invalid runbook\n  " + "\n  ".join(describe(exc, str(path), compose(header), line_offset=1))
+            "invalid runbook\n  " + "\n  ".join(describe(exc, str(path), compose(header)))
         ) from exc
     if meta.id != path.stem:
         raise ConfigError(
-            f"{path}:{_line(header, 'id') + 1}: id: {meta.id!r} must equal the file name {path.stem!r}"
+            f"{path}:{_line(header, 'id')}: id: {meta.id!r} must equal the file name {path.stem!r}"
         )
     return Runbook(meta=meta, path=path, body=text[end + 4 :].lstrip("\n"))
 
 
 def _line(header: str, key: str) -> int:
+    """File line of a top-level key (the header starts right after the opening '---')."""
     for number, line in enumerate(header.splitlines()):
         if line.startswith(f"{key}:"):
-            return number
+            return number + 1
     return 1

@@ -1,0 +1,117 @@
+"""`eval`: triage every pack that has an expected.yaml and score category, code and first action."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.errors import BotError
+from bot.sandbox.pack import Expected, load_pack
+from bot.triage.model import TriageResult
+from bot.triage.service import Knowledge, triage_pack
+from bot.triage.taxonomy import canonical
+
+
+@dataclass(frozen=True)
+class PackScore:
+    name: str
+    category_ok: bool
+    code_ok: bool
+    action_ok: bool
+    result: TriageResult | None
+    error: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "category_ok": self.category_ok,
+            "code_ok": self.code_ok,
+            "action_ok": self.action_ok,
+            "result": self.result.public() if self.result else None,
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+def score(expected: Expected, result: TriageResult) -> tuple[bool, bool, bool]:
+    """Category and code must match (aliases allowed); the first action must be an acceptable one,
+    and when none is acceptable, the right triage proposes nothing."""
+    code_ok = canonical(result.code) == canonical(expected.code)
+    acceptable = {(a.kind, a.target) for a in expected.acceptable_first_actions}
+    if not acceptable:
+        action_ok = not result.actions
+    else:
+        action_ok = bool(result.actions) and (result.actions[0].kind, result.actions[0].target) in acceptable
+    return result.category == expected.category.value, code_ok, action_ok
+
+
+def find_packs(root: Path) -> list[Path]:
+    return sorted({p.parent for p in root.rglob("expected.yaml") if (p.parent / "scenario.yaml").exists()})
+
+
+def evaluate(root: Path, knowledge: Knowledge) -> list[PackScore]:
+    scores = []
+    for folder in find_packs(root):
+        try:
+            pack = load_pack(folder)
+            assert pack.expected is not None
+            result = triage_pack(pack, knowledge)
+        except BotError as exc:
+            scores.append(
+                PackScore(
+                    name=folder.name,
+                    category_ok=False,
+                    code_ok=False,
+                    action_ok=False,
+                    result=None,
+                    error=exc.message,
+                )
+            )
+            continue
+        category_ok, code_ok, action_ok = score(pack.expected, result)
+        scores.append(
+            PackScore(
+                name=pack.name, category_ok=category_ok, code_ok=code_ok, action_ok=action_ok, result=result
+            )
+        )
+    return scores
+
+
+def totals(scores: list[PackScore]) -> dict[str, int]:
+    return {
+        "packs": len(scores),
+        "category_ok": sum(s.category_ok for s in scores),
+        "code_ok": sum(s.code_ok for s in scores),
+        "action_ok": sum(s.action_ok for s in scores),
+        "all_ok": sum(s.category_ok and s.code_ok and s.action_ok for s in scores),
+    }
+
+
+def table(scores: list[PackScore]) -> str:
+    def mark(ok: bool) -> str:
+        return "ok" if ok else "FAIL"
+
+    width = max([len(s.name) for s in scores] + [4])
+    lines = [f"{'pack':<{width}}  category  code  action  got"]
+    for s in scores:
+        got = (
+            f"{s.result.category}/{s.result.code} "
+            + (
+                f"{s.result.actions[0].kind} {s.result.actions[0].target}"
+                if s.result.actions
+                else "(no action)"
+            )
+            if s.result
+            else f"error: {s.error}"
+        )
+        lines.append(
+            f"{s.name:<{width}}  {mark(s.category_ok):<8}  {mark(s.code_ok):<4}  {mark(s.action_ok):<6}  {got}"
+        )
+    t = totals(scores)
+    lines.append(
+        f"{'total':<{width}}  {t['category_ok']}/{t['packs']:<6} {t['code_ok']}/{t['packs']:<2} "
+        f"{t['action_ok']}/{t['packs']:<4}  all three right: {t['all_ok']}/{t['packs']}"
+    )
+    return "\n".join(lines)

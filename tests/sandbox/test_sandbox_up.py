@@ -1,0 +1,106 @@
+"""`incident-bot sandbox up`: everything for a pack, one JSON line first, nothing left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from elasticsearch import Elasticsearch
+from kubernetes import client as k8s
+from kubernetes import config as k8s_config
+from openai import OpenAI
+from prometheus_api_client import PrometheusConnect
+from slack_sdk import WebClient
+
+from tests.conftest import SHARED
+
+EXAMPLE = SHARED / "examples" / "kv-cache-exhaustion-after-deploy"
+
+
+def children_of(pid: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_sandbox_up_serves_the_pack_and_cleans_up(tmp_path: Path) -> None:
+    script = tmp_path / "script.yaml"
+    script.write_text("- content: The KV cache is saturated.\n")
+    with subprocess.Popen(
+        [sys.executable, "-m", "bot", "sandbox", "up", "--pack", str(EXAMPLE), "--llm-script", str(script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        first = json.loads(proc.stdout.readline())
+        helpers = children_of(proc.pid)
+        try:
+            assert set(first) >= {"prometheus", "elasticsearch", "kubernetes", "slack", "openai", "env"}
+            env = first["env"]
+            prom = PrometheusConnect(url=first["prometheus"])
+            kv = prom.custom_query("max(vllm:kv_cache_usage_perc)", params={"time": "2026-06-01T10:07:00Z"})
+            assert float(kv[0]["value"][1]) > 0.95
+            es = Elasticsearch(first["elasticsearch"])
+            assert es.count(index=env["LOGS_INDEX"])["count"] == 52
+            es.close()
+            api = k8s_config.new_client_from_config(config_file=env["KUBECONFIG"])
+            pods = k8s.CoreV1Api(api).list_namespaced_pod("llm-serving", _preload_content=False)
+            assert len(json.loads(pods.data)["items"]) == 2
+            api.close()
+            slack = WebClient(token=env["SLACK_BOT_TOKEN"], base_url=env["SLACK_API_URL"])
+            assert slack.auth_test()["ok"] is True
+            llm = OpenAI(base_url=env["OPENAI_BASE_URL"], api_key=env["OPENAI_API_KEY"], max_retries=0)
+            reply = llm.chat.completions.create(
+                model=env["OPENAI_MODEL"], messages=[{"role": "user", "content": "?"}]
+            )
+            assert reply.choices[0].message.content == "The KV cache is saturated."
+            llm.close()
+            assert env["TRIAGE_AS_OF"] == "2026-06-01T10:07:00Z"
+            assert os.path.exists(env["KUBECONFIG"])
+        finally:
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(30) == 0, proc.stderr.read()
+            proc.stderr.read()
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in helpers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert helpers and not any(alive(pid) for pid in helpers)  # Prometheus is gone too
+    assert not os.path.exists(env["KUBECONFIG"])
+    for url in (first["elasticsearch"], first["prometheus"]):
+        try:
+            httpx.get(url, timeout=1)
+        except httpx.TransportError:
+            continue
+        raise AssertionError(f"{url} still answers after the sandbox stopped")
+
+
+def test_sandbox_up_refuses_an_invalid_pack(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "sandbox", "up", "--pack", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1 and "scenario.yaml: missing" in result.stderr

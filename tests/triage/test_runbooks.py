@@ -1,0 +1,69 @@
+"""Runbooks: every taxonomy code has one; front matter is validated; actions resolve to real targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.actions.catalog import ActionKind
+from bot.errors import ConfigError
+from bot.triage.runbooks import ActionContext, RunbookCatalog, load_runbook
+from bot.triage.taxonomy import code_meanings
+
+
+def test_every_code_has_a_runbook_and_actions_are_reversible() -> None:
+    catalog = RunbookCatalog.load()
+    for code in [*code_meanings(), "UNATTRIBUTED"]:
+        book = catalog.match(code, None)
+        assert book is not None, code
+        assert code in book.meta.matches.codes or code == "UNATTRIBUTED", (code, book.id)
+    for book in catalog.runbooks:
+        assert book.body.strip(), book.id
+        for action in book.meta.actions:
+            assert action.kind in set(ActionKind)
+
+
+def write(tmp_path: Path, name: str, front: str) -> Path:
+    path = tmp_path / f"{name}.md"
+    path.write_text(f"---\n{front}---\n# body\n")
+    return path
+
+
+HEAD = "id: x\ntitle: t\nmatches: {codes: [ENG_KV_CACHE]}\n"
+
+
+def action(kind: str, target: str) -> str:
+    return f"actions:\n  - kind: {kind}\n    target: '{target}'\n"
+
+
+@pytest.mark.parametrize(
+    ("front", "expected"),
+    [
+        (HEAD + action("delete_deployment", "deployment/{deployment}"), "x.md:6: actions[0].kind"),
+        (HEAD + action("cordon_node", "deployment/{deployment}"), "cordon_node acts on a node"),
+        (HEAD + action("reroute", "httproute/{gateway}"), "unknown placeholder {gateway}"),
+        ("id: x\ntitle: t\nmatches: {codes: [kv]}\n", "x.md:4: matches.codes"),
+        ("id: x\ntitle: t\nmatches: {}\n", "at least one code or category"),
+        ("id: y\ntitle: t\nmatches: {codes: [ENG_KV_CACHE]}\n", "x.md:2: id: 'y' must equal the file name"),
+        ("id: x\ntitle: [unclosed\n", "x.md:3: front matter is not valid YAML"),
+    ],
+)
+def test_invalid_front_matter_names_file_line_field(tmp_path: Path, front: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_runbook(write(tmp_path, "x", front))
+    assert expected in info.value.message and "x.md" in info.value.message
+
+
+def test_actions_resolve_only_with_targets_and_conditions(tmp_path: Path) -> None:
+    front = (
+        "id: x\ntitle: t\nmatches: {codes: [INF_GPU_XID]}\nactions:\n"
+        "  - {kind: cordon_node, target: 'node/{node}', when: single_node}\n"
+        "  - {kind: rollback_deployment, target: 'deployment/{deployment}', when: rollout}\n"
+        "  - {kind: restart_pod, target: 'pod/{pod}'}\n"
+    )
+    book = load_runbook(write(tmp_path, "x", front))
+    ctx = ActionContext(targets={"node": "gpu-node-3", "deployment": "vllm"}, single_node=True)
+    resolved = RunbookCatalog.resolve(book, ctx)
+    assert [(a.kind.value, a.target) for a in resolved] == [("cordon_node", "node/gpu-node-3")]
+    assert resolved[0].undo == "uncordon the node (kubectl uncordon)"

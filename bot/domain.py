@@ -54,6 +54,7 @@ class EventKind(StrEnum):
     NOTE = "note"
     RESOLVED = "resolved"
     ANNOUNCED = "announced"
+    TRIAGED = "triaged"
 
 
 class Frozen(BaseModel):

@@ -44,7 +44,50 @@ class Settings(BaseSettings):
     db_pool_size: int = Field(default=20, ge=1, le=200)
     log_level: str = Field(default="INFO")
 
-    @field_validator("alertmanager_token", "api_token", "incident_bot_config", mode="before")
+    # Evidence backends (URLs may also come from the YAML's `backends`; the environment wins).
+    prometheus_url: str | None = Field(default=None, description="Prometheus HTTP API base URL")
+    elasticsearch_url: str | None = Field(default=None, description="Elasticsearch URL")
+    elasticsearch_api_key: SecretStr | None = Field(default=None, description="Elasticsearch API key")
+    logs_index: str | None = Field(default=None, description="Index pattern of the ECS logs")
+    kibana_url: str | None = Field(default=None, description="Kibana base URL for Discover links")
+    kubernetes_api_url: str | None = Field(
+        default=None, description="API server URL; unset: in-cluster or KUBECONFIG"
+    )
+    kubernetes_token: SecretStr | None = Field(
+        default=None, description="Bearer token for KUBERNETES_API_URL"
+    )
+    tool_timeout_seconds: float = Field(default=5.0, gt=0, le=120, description="Deadline of every tool call")
+    signals_file: Path | None = Field(default=None, description="Signal catalog replacing tools/signals.yaml")
+    runbooks_dir: Path | None = Field(default=None, description="Runbook folder replacing runbooks/")
+
+    # Optional LLM review (any OpenAI-compatible server).
+    openai_base_url: str | None = Field(
+        default=None, description="e.g. http://vllm:8000/v1; unset: rules only"
+    )
+    openai_api_key: SecretStr | None = Field(default=None)
+    openai_model: str | None = Field(default=None)
+    llm_max_steps: int = Field(default=6, ge=1, le=30)
+    llm_max_seconds: float = Field(default=60.0, gt=0, le=600)
+    llm_max_tokens: int = Field(default=40_000, ge=1000)
+
+    @field_validator(
+        "alertmanager_token",
+        "api_token",
+        "incident_bot_config",
+        "prometheus_url",
+        "elasticsearch_url",
+        "elasticsearch_api_key",
+        "logs_index",
+        "kibana_url",
+        "kubernetes_api_url",
+        "kubernetes_token",
+        "signals_file",
+        "runbooks_dir",
+        "openai_base_url",
+        "openai_api_key",
+        "openai_model",
+        mode="before",
+    )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         """`VAR=` in an env file means unset, not "the empty string is the token"."""

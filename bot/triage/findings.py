@@ -26,9 +26,8 @@ LAYER_CATEGORY = {
 
 
 class Attributed(Protocol):
-    code: str
-    layer: str | None
-    rule: str | None
+    @property
+    def code(self) -> str: ...
 
 
 class Attributes(Protocol):

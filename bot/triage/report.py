@@ -32,7 +32,9 @@ def timeline(evidence: list[Evidence]) -> list[TimelineEntry]:
     entries = [
         TimelineEntry(at=e.onset, layer=e.layer, what=e.summary[:200], evidence=e.id)
         for e in evidence
-        if e.onset is not None and (e.labels.get("abnormal", "true") == "true")
+        if e.onset is not None
+        and e.labels.get("abnormal", "true") == "true"
+        and not (e.labels.get("kind") == "status" and e.labels.get("code", "").startswith(("1", "2", "3")))
     ]
     return sorted(entries, key=lambda t: t.at)[:40]
 

@@ -9,13 +9,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from openai import OpenAI
+
+from bot.sandbox.openai import ScriptedReply
 from bot.sandbox.pack import Pack
 from bot.sandbox.up import Sandbox
 from bot.triage.attribution import Attributor
 from bot.triage.gather import Backends
-from bot.triage.graph import Reviewer, TriageDeps, TriageState, build_graph, run
+from bot.triage.graph import TriageDeps, TriageState, build_graph, run
+from bot.triage.llm import Limits, LlmReviewer
 from bot.triage.model import TriageResult
 from bot.triage.runbooks import DEFAULT_DIR, RunbookCatalog
 from bot.triage.taxonomy import meaning
@@ -70,30 +73,58 @@ def sandbox_backends(
 
 
 def triage_pack(
-    pack: Pack, knowledge: Knowledge, *, reviewer: Reviewer | None = None, llm_script: list[Any] | None = None
+    pack: Pack,
+    knowledge: Knowledge,
+    *,
+    llm_script: list[ScriptedReply] | None = None,
+    llm_limits: Limits | None = None,
 ) -> TriageResult:
-    """Serve the pack, triage its alert as of its `as_of`, stop everything again."""
+    """Serve the pack, triage its alert as of its `as_of`, stop everything again.
+
+    With `llm_script`, the LLM review runs against the sandbox's OpenAI stand-in playing it.
+    """
     started = time.perf_counter()
     with Sandbox(pack, llm_script=llm_script or []) as sandbox:
         ready = time.perf_counter()
-        backends, close = sandbox_backends(sandbox)
-        try:
-            deps = TriageDeps(
-                backends=backends,
-                attributor=knowledge.attributor,
-                runbooks=knowledge.runbooks,
-                meaning=meaning,
-                reviewer=reviewer,
-            )
-            state = TriageState(alert=pack.alert, as_of=pack.meta.as_of, namespace=pack.meta.namespace)
-            result = run(build_graph(deps), state, thread_id=f"pack:{pack.name}")
-        finally:
-            close()
-    finished = time.perf_counter()
-    timings = {
-        **result.timings_ms,
-        "sandbox_ms": round((ready - started) * 1000, 1),
-        "triage": round((finished - ready) * 1000, 1),
-        "total": round((finished - ready) * 1000, 1),
-    }
-    return result.model_copy(update={"timings_ms": timings})
+        result = triage_in_sandbox(sandbox, knowledge, llm=llm_script is not None, llm_limits=llm_limits)
+    return result.model_copy(
+        update={"timings_ms": {**result.timings_ms, "sandbox_start": round((ready - started) * 1000, 1)}}
+    )
+
+
+def triage_in_sandbox(
+    sandbox: Sandbox, knowledge: Knowledge, *, llm: bool = False, llm_limits: Limits | None = None
+) -> TriageResult:
+    """Triage the sandbox's pack through the official clients (with the stand-in LLM when `llm`)."""
+    started = time.perf_counter()
+    pack = sandbox.pack
+    backends, close = sandbox_backends(sandbox)
+    reviewer = None
+    client: OpenAI | None = None
+    if llm:
+        client = OpenAI(
+            base_url=sandbox.env["OPENAI_BASE_URL"], api_key=sandbox.env["OPENAI_API_KEY"], max_retries=0
+        )
+        reviewer = LlmReviewer(
+            client,
+            model=sandbox.env["OPENAI_MODEL"],
+            runbooks=knowledge.runbooks,
+            backends=backends,
+            limits=llm_limits,
+        )
+    try:
+        deps = TriageDeps(
+            backends=backends,
+            attributor=knowledge.attributor,
+            runbooks=knowledge.runbooks,
+            meaning=meaning,
+            reviewer=reviewer,
+        )
+        state = TriageState(alert=pack.alert, as_of=pack.meta.as_of, namespace=pack.meta.namespace)
+        result = run(build_graph(deps), state, thread_id=f"pack:{pack.name}")
+    finally:
+        close()
+        if client is not None:
+            client.close()
+    total = round((time.perf_counter() - started) * 1000, 1)
+    return result.model_copy(update={"timings_ms": {**result.timings_ms, "total": total}})

@@ -12,7 +12,11 @@ from bot.intake import ANNOUNCE_JOB, Intake
 from bot.metrics import Metrics
 from bot.settings import Settings
 from bot.store.db import Database, create_database
+from bot.triage.live import TRIAGE_JOB, TriageHandler, live_backends
+from bot.triage.runbooks import DEFAULT_DIR
+from bot.triage.service import Knowledge
 from bot.worker import Worker
+from tools.signals import DEFAULT_CATALOG, load_catalog
 
 
 @dataclass
@@ -26,16 +30,25 @@ class Deps:
     intake: Intake
     worker: Worker
     metrics: Metrics
+    triage: TriageHandler
+
+    def close(self) -> None:
+        """Release connections (after the worker has stopped)."""
+        self.triage.close()
+        self.db.dispose()
 
 
 def build_deps(settings: Settings, *, config: BotConfig | None = None, clock: Clock = utc_now) -> Deps:
     """Load the configuration (fails on an invalid file) and build the services."""
     config = config if config is not None else load_config(settings.incident_bot_config)
+    knowledge = Knowledge.load(runbooks=settings.runbooks_dir or DEFAULT_DIR)  # validated at start-up
+    load_catalog(settings.signals_file or DEFAULT_CATALOG)
     db = create_database(settings.database_url, pool_size=settings.db_pool_size)
     publisher = TimelinePublisher(db, clock=clock)
+    triage = TriageHandler(db, knowledge, lambda: live_backends(settings, config), clock=clock)
     worker = Worker(
         db,
-        {ANNOUNCE_JOB: AnnounceHandler(db, config, publisher, clock=clock)},
+        {ANNOUNCE_JOB: AnnounceHandler(db, config, publisher, clock=clock), TRIAGE_JOB: triage},
         clock=clock,
         threads=settings.worker_threads,
         poll_seconds=settings.worker_poll_seconds,
@@ -56,4 +69,5 @@ def build_deps(settings: Settings, *, config: BotConfig | None = None, clock: Cl
         intake=intake,
         worker=worker,
         metrics=Metrics(db),
+        triage=triage,
     )

@@ -27,6 +27,7 @@ from bot.store.upsert import insert_for
 
 ACTOR = "alertmanager"
 ANNOUNCE_JOB = "incident.announce"
+TRIAGE_JOB = "incident.triage"
 ACTIVE = text("status <> 'resolved'")
 
 
@@ -109,14 +110,15 @@ class Intake:
                 "value": values["value"],
             },
         )
-        enqueue(
-            session,
-            kind=ANNOUNCE_JOB,
-            payload={"incident_id": created},
-            now=now,
-            dedup_key=f"{ANNOUNCE_JOB}:{created}",
-            max_attempts=self._max_attempts,
-        )
+        for job in (ANNOUNCE_JOB, TRIAGE_JOB):
+            enqueue(
+                session,
+                kind=job,
+                payload={"incident_id": created},
+                now=now,
+                dedup_key=f"{job}:{created}",
+                max_attempts=self._max_attempts,
+            )
         return created, True
 
     @staticmethod

@@ -84,6 +84,7 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
         finally:
             if run_worker:
                 deps.worker.stop()
+            deps.triage.close()
 
     return Starlette(
         routes=[

@@ -77,7 +77,7 @@ def deps(database_url: str, config: BotConfig) -> Iterator[Deps]:
     built = build_deps(make_settings(database_url), config=config)
     built.db.upgrade()
     yield built
-    built.db.dispose()
+    built.close()
 
 
 @pytest.fixture

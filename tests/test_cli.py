@@ -130,4 +130,4 @@ def test_worker_process_drains_the_shared_queue(env: dict[str, str]) -> None:
             assert proc.stdout is not None and proc.stderr is not None
             assert "worker" in proc.stdout.read()
             proc.stderr.read()
-    deps.db.dispose()
+    deps.close()

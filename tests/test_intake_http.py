@@ -165,7 +165,7 @@ def test_no_token_configured_accepts_any_caller(database_url: str, config) -> No
     open_deps.db.upgrade()
     with serve_in_thread(build_app(open_deps)) as url:
         response = httpx.post(f"{url}/webhooks/alertmanager", content=json.dumps(webhook([alert()])))
-    open_deps.db.dispose()
+    open_deps.close()
     assert response.status_code == 200 and response.json()["outcome"] == "opened"
 
 
@@ -191,7 +191,7 @@ def test_identical_webhooks_at_the_same_instant_open_one_incident(deps: Deps, co
             t.start()
         for t in threads:
             t.join()
-    replica.db.dispose()
+    replica.close()
     assert [r.status_code for r in answers] == [200] * 16
     outcomes = sorted(r.json()["outcome"] for r in answers)
     assert outcomes == ["attached"] * 15 + ["opened"]

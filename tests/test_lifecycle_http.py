@@ -113,7 +113,7 @@ def test_api_auth(client: httpx.Client, database_url: str, config) -> None:  # t
     with serve_in_thread(build_app(deps, run_worker=False)) as url:
         assert httpx.get(f"{url}/api/incidents").status_code == 200
         refused = httpx.post(f"{url}/api/incidents", json={"title": "t", "actor": "U1"})
-    deps.db.dispose()
+    deps.close()
     assert refused.status_code == 403 and "API_TOKEN" in refused.json()["error"]
 
 

@@ -30,6 +30,13 @@ class Backends:
     kube: KubeTool | None = None
     gpu: GpuTool | None = None
     signals: list[str] = field(default_factory=list)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Close the clients' connection pools."""
+        for close in self.closers:
+            close()
+        self.closers.clear()
 
 
 @dataclass

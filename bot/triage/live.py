@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import socket
 import sqlite3
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,7 @@ from bot.config import BotConfig
 from bot.domain import EventKind
 from bot.errors import NotFoundError
 from bot.incidents import add_event
+from bot.intake import TRIAGE_JOB
 from bot.jobs import Job
 from bot.settings import Settings
 from bot.store.db import Database
@@ -38,7 +40,7 @@ from tools.prometheus import connect as prom_connect
 from tools.signals import DEFAULT_CATALOG, load_catalog
 
 log = logging.getLogger(__name__)
-TRIAGE_JOB = "incident.triage"
+__all__ = ["TRIAGE_JOB", "TriageHandler", "live_backends"]
 
 
 def live_backends(settings: Settings, config: BotConfig) -> Backends:
@@ -164,6 +166,27 @@ class TriageHandler:
         self._db, self._knowledge, self._backends, self._clock = db, knowledge, backends, clock
         self._reviewer = reviewer
         self._checkpointer: BaseCheckpointSaver[Any] | None = None
+        self._live: Backends | None = None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the backends' clients and the checkpointer's connection."""
+        with self._lock:
+            if self._live is not None:
+                self._live.close()
+                self._live = None
+            conn = getattr(self._checkpointer, "conn", None)
+            if conn is not None:
+                conn.close()
+            self._checkpointer = None
+
+    def _prepared(self) -> tuple[Backends, BaseCheckpointSaver[Any]]:
+        with self._lock:
+            if self._live is None:
+                self._live = self._backends()
+            if self._checkpointer is None:
+                self._checkpointer = checkpointer_for(self._db)
+            return self._live, self._checkpointer
 
     def __call__(self, job: Job) -> None:
         incident_id = int(job.payload["incident_id"])

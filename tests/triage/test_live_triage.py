@@ -1,0 +1,74 @@
+"""The bot end to end: Alertmanager webhook → incident → worker triage against the backends
+(the example pack served by the sandbox) → triage row, proposals and timeline, checkpointed in the store."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from sqlalchemy import select, text
+
+from bot.app import build_deps
+from bot.config import BotConfig
+from bot.sandbox.pack import Pack, load_pack
+from bot.sandbox.up import Sandbox
+from bot.server import build_app
+from bot.store.models import ActionProposalRow, TriageRow
+from tests.conftest import SHARED, am_headers, api_headers, make_settings
+from tests.support.live import serve_in_thread
+
+EXAMPLE = SHARED / "examples" / "kv-cache-exhaustion-after-deploy"
+
+
+@pytest.fixture(scope="module")
+def pack() -> Pack:
+    return load_pack(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def sandbox(pack: Pack) -> Iterator[Sandbox]:
+    with Sandbox(pack) as running:
+        yield running
+
+
+def test_webhook_to_stored_triage(database_url: str, sandbox: Sandbox, pack: Pack) -> None:
+    env = sandbox.env
+    settings = make_settings(
+        database_url,
+        prometheus_url=env["PROMETHEUS_URL"],
+        elasticsearch_url=env["ELASTICSEARCH_URL"],
+        logs_index=env["LOGS_INDEX"],
+        kubernetes_api_url=env["KUBERNETES_API_URL"],
+        worker_threads=2,
+    )
+    deps = build_deps(settings, config=BotConfig(), clock=lambda: pack.meta.as_of)
+    deps.db.upgrade()
+    with serve_in_thread(build_app(deps)) as url, httpx.Client(base_url=url, timeout=10) as client:
+        opened = client.post("/webhooks/alertmanager", content=pack.alert_body, headers=am_headers()).json()
+        incident_id = opened["incident_id"]
+        deadline = time.monotonic() + 60
+        while True:
+            timeline = client.get(f"/api/incidents/{incident_id}", headers=api_headers()).json()["timeline"]
+            triaged = [e for e in timeline if e["kind"] == "triaged"]
+            if triaged:
+                break
+            assert time.monotonic() < deadline, "the worker did not triage the incident"
+            time.sleep(0.2)
+    assert "inference_engine / ENG_KV_CACHE" in triaged[0]["text"]
+    assert "first move: rollback_deployment deployment/vllm-llama" in triaged[0]["text"]
+    with deps.db.reader() as session:
+        row = session.scalars(select(TriageRow)).one()
+        proposals = session.scalars(select(ActionProposalRow).order_by(ActionProposalRow.position)).all()
+        checkpoints = session.execute(text("SELECT count(*) FROM checkpoints")).scalar_one()
+    assert row.code == "ENG_KV_CACHE" and row.result["runbook"] == "runbooks/kv-cache-exhaustion.md"
+    assert next((p.kind, p.target, p.status) for p in proposals) == (
+        "rollback_deployment",
+        "deployment/vllm-llama",
+        "proposed",
+    )
+    assert checkpoints > 0  # the graph's state lives in the bot's own database
+    assert json.dumps(row.result)  # stored as JSON
+    deps.close()

@@ -142,7 +142,11 @@ class LogTool:
                     "nodes": {"terms": {"field": "kubernetes.node.name", "size": 10}},
                     "levels": {"terms": {"field": "log.level", "size": 3}},
                     "sample": {
-                        "top_hits": {"size": 1, "sort": [{"@timestamp": "asc"}], "_source": ["message"]}
+                        "top_hits": {
+                            "size": 1,
+                            "sort": [{"@timestamp": "asc"}],
+                            "_source": ["message", "error.type", "error.message"],
+                        }
                     },
                 },
             },
@@ -167,7 +171,10 @@ class LogTool:
         nodes = [b["key"] for b in bucket["nodes"]["buckets"]]
         levels = [b["key"] for b in bucket["levels"]["buckets"]]
         hits = bucket["sample"]["hits"]["hits"]
-        sample = str(hits[0]["_source"].get("message", "")) if hits else key
+        source = hits[0]["_source"] if hits else {}
+        sample = str(source.get("message", "")) if hits else key
+        error = source.get("error") or {}
+        detail = ": ".join(str(error[k]) for k in ("type", "message") if error.get(k))
         where = f"{len(pods)} pod{'s' if len(pods) != 1 else ''}" if pods else "no pod"
         if nodes:
             where += f" on {', '.join(nodes[:3])}{'…' if len(nodes) > 3 else ''}"
@@ -190,6 +197,7 @@ class LogTool:
                 "kind": "signature",
                 "signature": key,
                 "sample": sample[:2000],
+                "error": detail[:2000],
                 "pods": ",".join(pods),
                 "nodes": ",".join(nodes),
                 "levels": ",".join(levels),

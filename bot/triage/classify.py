@@ -34,6 +34,7 @@ QUANT_FLAGS = re.compile(r"--(quantization|dtype|kv-cache-dtype)\b|\b(QUANTIZE|Q
 TOKENIZER_FLAGS = re.compile(
     r"--(tokenizer|chat-template|tokenizer-revision)\b|\b(TOKENIZER|CHAT_TEMPLATE)\b", re.I
 )
+GENERIC_BIZ = "BIZ_PARAM_INVALID"
 TIMEOUT_CODES = {"ENG_TIMEOUT", "GW_TIMEOUT", "DEP_EXTERNAL_TIMEOUT"}
 
 
@@ -76,7 +77,7 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
     specific = [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES]
     biz = [f for f in findings if f.layer == "BIZ"]
     if biz and _biz_dominates(biz, findings, evidence):
-        cause = max(biz, key=lambda f: f.strength)
+        cause = _most_specific_biz(biz)
         return Decision(
             code=cause.code,
             category="operational",
@@ -258,6 +259,14 @@ def _biz_dominates(biz: list[Finding], findings: list[Finding], evidence: list[E
     other = [f for f in findings if f.layer not in ("BIZ", "GW")]
     other_share = max((f.strength for f in other), default=0.0)
     return biz_share >= 0.4 and other_share < biz_share / 2
+
+
+def _most_specific_biz(biz: list[Finding]) -> Finding:
+    """A bare "400 Bad Request" only says the caller erred (BIZ_PARAM_INVALID); the error lines that
+    say why (input too long, auth) are the same requests told better, so they win when present."""
+    strongest = max(f.strength for f in biz)
+    specific = [f for f in biz if f.code != GENERIC_BIZ and f.strength >= strongest * 0.2]
+    return max(specific or biz, key=lambda f: f.strength)
 
 
 def _gpu_busy(evidence: list[Evidence]) -> bool | None:

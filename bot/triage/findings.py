@@ -84,7 +84,14 @@ def _split(value: str | None) -> list[str]:
 def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]:
     out = []
     for sig in kind(evidence, "signature"):
-        got = attributor.attribute(sig.labels.get("sample") or sig.labels.get("signature", ""))
+        # ECS puts the exception in error.type / error.message; the line itself may only say "failed".
+        text = " ".join(
+            filter(
+                None,
+                [sig.labels.get("sample") or sig.labels.get("signature", ""), sig.labels.get("error", "")],
+            )
+        )
+        got = attributor.attribute(text)
         if got.code == "UNATTRIBUTED":
             continue
         finding = Finding(

@@ -12,7 +12,7 @@ from bot.intake import ANNOUNCE_JOB, Intake
 from bot.metrics import Metrics
 from bot.settings import Settings
 from bot.store.db import Database, create_database
-from bot.triage.live import TRIAGE_JOB, TriageHandler, live_backends
+from bot.triage.live import TRIAGE_JOB, TriageHandler, live_backends, llm_reviewer
 from bot.triage.runbooks import DEFAULT_DIR
 from bot.triage.service import Knowledge
 from bot.worker import Worker
@@ -45,7 +45,13 @@ def build_deps(settings: Settings, *, config: BotConfig | None = None, clock: Cl
     load_catalog(settings.signals_file or DEFAULT_CATALOG)
     db = create_database(settings.database_url, pool_size=settings.db_pool_size)
     publisher = TimelinePublisher(db, clock=clock)
-    triage = TriageHandler(db, knowledge, lambda: live_backends(settings, config), clock=clock)
+    triage = TriageHandler(
+        db,
+        knowledge,
+        lambda: live_backends(settings, config),
+        clock=clock,
+        reviewer=llm_reviewer(settings, knowledge),
+    )
     worker = Worker(
         db,
         {ANNOUNCE_JOB: AnnounceHandler(db, config, publisher, clock=clock), TRIAGE_JOB: triage},

@@ -27,7 +27,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.store.models import ActionProposalRow, AlertRow, IncidentRow, TriageRow
 from bot.triage.gather import Backends
-from bot.triage.graph import TriageDeps, TriageState, build_graph, run
+from bot.triage.graph import Reviewer, TriageDeps, TriageState, build_graph, run
 from bot.triage.model import TriageResult
 from bot.triage.service import Knowledge
 from bot.triage.taxonomy import meaning
@@ -119,6 +119,27 @@ def checkpointer_for(db: Database) -> BaseCheckpointSaver[Any]:
     return pg_saver
 
 
+def llm_reviewer(settings: Settings, knowledge: Knowledge) -> Callable[[Backends], Reviewer] | None:
+    """The LLM review when OPENAI_BASE_URL and OPENAI_MODEL are set (any OpenAI-compatible server)."""
+    if not (settings.openai_base_url and settings.openai_model):
+        return None
+    from openai import OpenAI
+
+    from bot.triage.llm import Limits, LlmReviewer
+
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else "EMPTY"
+    client = OpenAI(base_url=settings.openai_base_url, api_key=key, max_retries=1)
+    limits = Limits(
+        max_steps=settings.llm_max_steps,
+        max_seconds=settings.llm_max_seconds,
+        max_tokens=settings.llm_max_tokens,
+    )
+    model = settings.openai_model
+    return lambda backends: LlmReviewer(
+        client, model=model, runbooks=knowledge.runbooks, backends=backends, limits=limits
+    )
+
+
 def payload_of(db: Database, incident_id: int) -> WebhookPayload | None:
     """The incident's alert group, rebuilt from the store in Alertmanager's shape."""
     with db.reader() as session:
@@ -161,10 +182,11 @@ class TriageHandler:
         backends: Callable[[], Backends],
         *,
         clock: Clock = utc_now,
-        reviewer: Any = None,
+        reviewer: Callable[[Backends], Reviewer] | None = None,
     ) -> None:
         self._db, self._knowledge, self._backends, self._clock = db, knowledge, backends, clock
-        self._reviewer = reviewer
+        self._reviewer_factory = reviewer
+        self._reviewer: Reviewer | None = None
         self._checkpointer: BaseCheckpointSaver[Any] | None = None
         self._live: Backends | None = None
         self._lock = threading.Lock()
@@ -184,6 +206,7 @@ class TriageHandler:
         with self._lock:
             if self._live is None:
                 self._live = self._backends()
+                self._reviewer = self._reviewer_factory(self._live) if self._reviewer_factory else None
             if self._checkpointer is None:
                 self._checkpointer = checkpointer_for(self._db)
             return self._live, self._checkpointer

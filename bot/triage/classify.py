@@ -74,7 +74,8 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
             rollout=rollout,
             rule="routing imbalance (429 shortcut)",
         )
-    specific = [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES]
+    specific = [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES and not f.symptom]
+    specific = specific or [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES]
     biz = [f for f in findings if f.layer == "BIZ"]
     if biz and _biz_dominates(biz, findings, evidence):
         cause = _most_specific_biz(biz)

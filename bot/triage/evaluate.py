@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,13 @@ def score(expected: Expected, result: TriageResult) -> tuple[bool, bool, bool]:
 
 
 def find_packs(root: Path) -> list[Path]:
-    return sorted({p.parent for p in root.rglob("expected.yaml") if (p.parent / "scenario.yaml").exists()})
+    """Every folder below `root` (symlinks followed) holding scenario.yaml and expected.yaml."""
+    found = {
+        Path(folder)
+        for folder, _, files in os.walk(root, followlinks=True)
+        if "expected.yaml" in files and "scenario.yaml" in files
+    }
+    return sorted(found)
 
 
 def evaluate(root: Path, knowledge: Knowledge) -> list[PackScore]:

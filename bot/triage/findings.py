@@ -14,6 +14,20 @@ from typing import Protocol
 
 from tools.result import Evidence, Source
 
+# Kubernetes reasons that say a container is unhealthy without saying why: a model that is still
+# loading fails its startup probe, and any crash ends in back-off. They never name a cause alone.
+SYMPTOM_REASONS = frozenset(
+    {
+        "Unhealthy",
+        "BackOff",
+        "Killing",
+        "ProbeWarning",
+        "CrashLoopBackOff",
+        "Error",
+        "Completed",
+        "ContainerCannotRun",
+    }
+)
 LAYER_ORDER = {"INF": 0, "DEP": 1, "MOD": 2, "ENG": 3, "GW": 4, "BIZ": 5}
 LAYER_CATEGORY = {
     "INF": "infrastructure",
@@ -45,6 +59,7 @@ class Finding:
     source: Source
     targets: dict[str, set[str]] = field(default_factory=dict)
     note: str = ""
+    symptom: bool = False  # says something is unhealthy, not why (probe failures, restart back-off)
 
     @property
     def layer(self) -> str:
@@ -56,9 +71,18 @@ class Finding:
                 self.targets.setdefault(kind, set()).add(name)
 
     def merge(self, other: Finding) -> None:
-        if other.onset is not None and (self.onset is None or other.onset < self.onset):
+        """Fold another finding of the same code in; a symptom never moves a real finding's onset."""
+        if other.symptom and not self.symptom:
+            take_onset = False
+        elif self.symptom and not other.symptom:
+            take_onset = True
+            self.onset, self.note = None, ""
+        else:
+            take_onset = True
+        if take_onset and other.onset is not None and (self.onset is None or other.onset < self.onset):
             self.onset = other.onset
             self.note = other.note or self.note
+        self.symptom = self.symptom and other.symptom
         self.strength = max(self.strength, other.strength) + min(self.strength, other.strength) * 0.25
         self.evidence.extend(e for e in other.evidence if e not in self.evidence)
         for kind, names in other.targets.items():
@@ -123,6 +147,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
             evidence=[event.id],
             source=Source.KUBERNETES,
             note=f"event {text[:140]}",
+            symptom=event.labels.get("reason", "") in SYMPTOM_REASONS,
         )
         finding.add_target(event.labels.get("object_kind", ""), event.labels.get("object", ""))
         out.append(finding)
@@ -138,6 +163,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
                 evidence=[pod.id],
                 source=Source.KUBERNETES,
                 note=pod.summary,
+                symptom=reason in SYMPTOM_REASONS,
             )
             finding.add_target("pod", pod.labels.get("pod", ""))
             finding.add_target("node", pod.labels.get("node", ""))

@@ -1,0 +1,131 @@
+"""Benchmark of the triage: per pack, time to a finished rules triage next to the floor.
+
+The floor is the same backend work issued directly, all at once, through the same clients:
+every catalog PromQL range query for the resolved scope and the alert's own expression, the
+Elasticsearch searches the triage made (bodies taken from the stand-in's request log), the
+Kubernetes list calls, and the NVML reads. The ratio says what the triage adds on top of the
+backends it cannot go faster than.
+
+    .venv/bin/python bench/triage/run.py [--runs N] [PACK_DIR ...]   (default: scenarios/*)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.sandbox.pack import load_pack
+from bot.sandbox.up import Sandbox
+from bot.triage.evaluate import find_packs
+from bot.triage.gather import gather
+from bot.triage.service import Knowledge, sandbox_backends, triage_in_sandbox
+from tools.gpu import read_gpus
+from tools.signals import Scope
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def floor_calls(sandbox: Sandbox) -> tuple[list[Callable[[], Any]], Callable[[], None]]:
+    """The raw backend calls one triage needs, as zero-argument callables (and the clients' closer)."""
+    pack = sandbox.pack
+    backends, close = sandbox_backends(sandbox)
+    gathered = gather(pack.alert, backends, as_of=pack.meta.as_of, namespace=pack.meta.namespace)
+    scope, window = gathered.scope, gathered.window
+    prom_scope = Scope(
+        namespace=scope.namespace,
+        pods=scope.pods,
+        nodes=scope.nodes,
+        model=scope.model,
+        route=scope.routes[0] if len(scope.routes) == 1 else None,
+        pod_patterns=[f"{d}-.+" for d in scope.deployments],
+    )
+    assert backends.prometheus is not None and backends.kube is not None
+    prom = backends.prometheus
+    client = prom._client
+    start = min(window.start, window.as_of - timedelta(hours=1))
+    queries = [prom_scope.render(t) for s in prom.catalog.signals.values() for t in s.queries.values()]
+    queries += [a.query for a in pack.alert.alerts if a.query][:1]
+    calls: list[Callable[[], Any]] = [
+        (lambda q=q: client.custom_query_range(q, start, window.as_of, "60s")) for q in queries
+    ]
+    es = sandbox.elasticsearch
+    assert es is not None
+    bodies = [dict(r) for r in es.requests if getattr(r, "endpoint", "_search") == "_search"][-3:]
+    logs = backends.logs
+    assert logs is not None
+    es_client = logs._es
+    calls += [(lambda b=b: es_client.search(index=pack.meta.logs_index, **b)) for b in bodies]
+    kube = backends.kube
+    ns = scope.namespace
+    calls += [
+        lambda: kube._core.list_namespaced_pod(ns, _preload_content=False),
+        lambda: kube._core.list_namespaced_service(ns, _preload_content=False),
+        lambda: kube._apps.list_namespaced_replica_set(ns, _preload_content=False),
+        lambda: kube._apps.list_namespaced_deployment(ns, _preload_content=False),
+        lambda: kube._core.list_node(_preload_content=False),
+        lambda: kube._core.list_namespaced_event(ns, _preload_content=False),
+        lambda: kube._core.list_event_for_all_namespaces(
+            field_selector="involvedObject.kind=Node",
+            _preload_content=False,
+        ),
+        lambda: kube._custom.list_namespaced_custom_object(
+            "gateway.networking.k8s.io", "v1", ns, "httproutes"
+        ),
+    ]
+    calls += [(lambda n=n, p=p: read_gpus(p, n)) for n, p in sandbox.nvml.items() if n in scope.nodes]
+    return calls, close
+
+
+def timed(call: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1000
+
+
+def bench_pack(folder: Path, knowledge: Knowledge, runs: int) -> tuple[str, float, float, int]:
+    pack = load_pack(folder)
+    with Sandbox(pack) as sandbox:
+        triage_in_sandbox(sandbox, knowledge)  # warm-up: connections, caches, first compile
+        triage = statistics.median(timed(lambda: triage_in_sandbox(sandbox, knowledge)) for _ in range(runs))
+        calls, close = floor_calls(sandbox)
+        with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+            list(pool.map(lambda c: c(), calls))  # warm-up
+            floor = statistics.median(
+                timed(lambda: list(pool.map(lambda c: c(), calls))) for _ in range(runs)
+            )
+        close()
+    return pack.name, triage, floor, len(calls)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("packs", nargs="*", type=Path)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    folders = args.packs or find_packs(ROOT / "scenarios")
+    knowledge = Knowledge.load()
+    rows = [bench_pack(f, knowledge, args.runs) for f in folders]
+    width = max(len(r[0]) for r in rows)
+    print(f"triage vs floor, median of {args.runs} runs per pack, rules engine, sandbox backends on loopback")
+    print(f"{'pack':<{width}}  {'triage ms':>9}  {'floor ms':>8}  {'calls':>5}  {'ratio':>5}")
+    for name, triage, floor, calls in rows:
+        print(f"{name:<{width}}  {triage:>9.0f}  {floor:>8.0f}  {calls:>5}  {triage / floor:>5.1f}")
+    total_triage = statistics.median(r[1] for r in rows)
+    total_floor = statistics.median(r[2] for r in rows)
+    print(
+        f"{'median':<{width}}  {total_triage:>9.0f}  {total_floor:>8.0f}  {'':>5}  {total_triage / total_floor:>5.1f}"
+    )
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

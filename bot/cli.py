@@ -350,21 +350,32 @@ def attribute(
     file: Annotated[
         Path | None, typer.Argument(help="JSON Lines with `message` (or plain lines); default stdin.")
     ] = None,
+    report: Annotated[
+        bool, typer.Option("--report", help="Then print the unattributed share and top signatures to stderr.")
+    ] = False,
 ) -> None:
     """Attribute each error line to a taxonomy code; one JSON object per input line."""
-    from bot.triage.attribution import Attributor, attribute_lines
+    from bot.triage.attribution import Attributor, attribute_lines, unattributed_report
 
     try:
         attributor = Attributor.load()
     except BotError as exc:
         _fail(exc)
-    handle = file.open(encoding="utf-8") if file else sys.stdin
-    try:
-        for answer in attribute_lines(handle, attributor):
-            typer.echo(json.dumps(answer))
-    finally:
-        if file:
-            handle.close()
+    lines = (file.read_text(encoding="utf-8") if file else sys.stdin.read()).splitlines()
+    for answer in attribute_lines(lines, attributor):
+        typer.echo(json.dumps(answer))
+    if report:
+        messages = [(_message_of(line), 1) for line in lines if line.strip()]
+        typer.echo(unattributed_report(messages, attributor).render(), err=True)
+
+
+def _message_of(line: str) -> str:
+    if line.lstrip().startswith("{"):
+        try:
+            return str(json.loads(line).get("message", line))
+        except (json.JSONDecodeError, AttributeError):
+            return line
+    return line
 
 
 def main() -> None:

@@ -108,14 +108,7 @@ def _split(value: str | None) -> list[str]:
 def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]:
     out = []
     for sig in kind(evidence, "signature"):
-        # ECS puts the exception in error.type / error.message; the line itself may only say "failed".
-        text = " ".join(
-            filter(
-                None,
-                [sig.labels.get("sample") or sig.labels.get("signature", ""), sig.labels.get("error", "")],
-            )
-        )
-        got = attributor.attribute(text)
+        got = attributor.attribute(signature_text(sig))
         if got.code == "UNATTRIBUTED":
             continue
         finding = Finding(
@@ -131,6 +124,13 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
         finding.add_target("node", *nodes)
         out.append(finding)
     return out
+
+
+def signature_text(sig: Evidence) -> str:
+    """The line to attribute: ECS puts the exception in error.type / error.message, and the line
+    itself may only say "failed"."""
+    parts = [sig.labels.get("sample") or sig.labels.get("signature", ""), sig.labels.get("error", "")]
+    return " ".join(p for p in parts if p)
 
 
 def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Finding]:

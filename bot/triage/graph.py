@@ -20,6 +20,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from bot.alertmanager import WebhookPayload
 from bot.triage import findings as find
+from bot.triage.attribution import Attributor, unattributed_report
 from bot.triage.classify import Decision, decide
 from bot.triage.gather import Backends, Gathered, gather
 from bot.triage.model import ProposedAction, TriageResult, Verdict
@@ -39,7 +40,7 @@ class Reviewer(Protocol):
 @dataclass
 class TriageDeps:
     backends: Backends
-    attributor: find.Attributes
+    attributor: Attributor
     runbooks: RunbookCatalog
     meaning: Callable[[str], str]
     reviewer: Reviewer | None = None
@@ -61,6 +62,7 @@ class TriageState:
     runbook: str | None = None
     result: TriageResult | None = None
     notes: list[str] = field(default_factory=list)
+    unattributed: dict[str, Any] = field(default_factory=dict)
 
 
 def build_graph(
@@ -78,7 +80,14 @@ def build_graph(
             *find.from_gpu(evidence),
             *find.from_metrics(evidence),
         ]
-        return {"findings": find.merged(found)}
+        signatures = [(find.signature_text(e), int(e.value or 0)) for e in find.kind(evidence, "signature")]
+        report = unattributed_report(signatures, deps.attributor)
+        coverage = {
+            "error_lines": report.total,
+            "unattributed_share": round(report.share, 4),
+            "top_unattributed": [{"count": s.count, "signature": s.signature} for s in report.top[:5]],
+        }
+        return {"findings": find.merged(found), "unattributed": coverage}
 
     def classify_node(state: TriageState) -> dict[str, Any]:
         assert state.gathered is not None
@@ -120,7 +129,11 @@ def build_graph(
         )
         if state.verdict is not None:
             result = with_verdict(result, state.verdict, gathered)
-        return {"result": result.model_copy(update={"notes": [*result.notes, *state.notes]})}
+        return {
+            "result": result.model_copy(
+                update={"notes": [*result.notes, *state.notes], "attribution": state.unattributed}
+            )
+        }
 
     def after_classify(state: TriageState) -> Literal["llm_review", "propose"]:
         return "llm_review" if deps.reviewer is not None else "propose"

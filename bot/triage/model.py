@@ -62,6 +62,7 @@ class TriageResult(BaseModel):
     timeline: list[TimelineEntry] = Field(default_factory=list)
     scope: dict[str, Any] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    attribution: dict[str, Any] = Field(default_factory=dict)
 
     def public(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -126,3 +126,30 @@ def test_optional_files_may_be_absent(pack: Path) -> None:
     loaded = load_pack(pack)
     assert loaded.metrics is None and loaded.logs == [] and loaded.objects == [] and loaded.gpus == {}
     assert loaded.expected is None
+
+
+def test_every_shipped_pack_validates(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2] / "scenarios"
+    packs = sorted(p for p in root.iterdir() if (p / "scenario.yaml").exists())
+    assert len(packs) >= 12
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "sandbox", "validate", *map(str, packs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.count("\nok   ") + done.stdout.startswith("ok   ") == len(packs)
+    broken = tmp_path / "broken"
+    shutil.copytree(EXAMPLE, broken)
+    (broken / "alert.json").write_text("{")
+    bad = subprocess.run(
+        [sys.executable, "-m", "bot", "sandbox", "validate", str(broken)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 1 and "FAIL" in bad.stdout and "alert.json:1" in bad.stdout

@@ -115,8 +115,12 @@ def test_attribute_command(tmp_path: Path) -> None:
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a["code"] for a in answers] == ["INF_GPU_OOM", "INF_GPU_XID", "UNATTRIBUTED"]
     assert answers[0]["layer"] == "INF" and answers[0]["category"] == "infrastructure" and answers[0]["rule"]
-    reported = subprocess.run([sys.executable, "-m", "bot", "attribute", "--report", str(lines)],
-                              capture_output=True, text=True, timeout=60)
+    reported = subprocess.run(
+        [sys.executable, "-m", "bot", "attribute", "--report", str(lines)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert reported.stdout == done.stdout
     assert reported.stderr.startswith("unattributed: 1/3 (33.3%, target < 10%)")
     assert "everything is fine" in reported.stderr

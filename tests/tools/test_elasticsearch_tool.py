@@ -1,0 +1,76 @@
+"""The log tool through the official Elasticsearch client against the stand-in, on the example's logs:
+aggregations answer what the pack's own lines say."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from datetime import datetime
+
+import pytest
+
+from bot.sandbox.elasticsearch import ElasticsearchStandIn
+from bot.sandbox.pack import Pack
+from bot.sandbox.server import ServerThread
+from tests.tools.conftest import EXAMPLE
+from tools.elasticsearch import LogScope, LogTool, connect
+from tools.result import Status, Window
+
+
+@pytest.fixture
+def logs(example: Pack) -> Iterator[tuple[LogTool, ElasticsearchStandIn]]:
+    standin = ElasticsearchStandIn(now=lambda: example.meta.as_of)
+    standin.index_documents(example.meta.logs_index, example.logs)
+    with ServerThread(standin.app) as server:
+        client = connect(server.url)
+        yield LogTool(client, index=example.meta.logs_index, kibana_url="https://kibana.example"), standin
+        client.close()
+
+
+def lines() -> list[dict]:  # type: ignore[type-arg]
+    return [json.loads(line) for line in (EXAMPLE / "logs.ndjson").read_text().splitlines() if line.strip()]
+
+
+def window(example: Pack) -> Window:
+    return Window.around(example.alert.alerts[0].startsAt, example.meta.as_of)
+
+
+def scope() -> LogScope:
+    return LogScope(namespace="llm-serving", pod_prefixes=["vllm-llama-"])
+
+
+def test_signatures_are_aggregated_by_elasticsearch(
+    example: Pack, logs: tuple[LogTool, ElasticsearchStandIn]
+) -> None:
+    tool, standin = logs
+    result = tool.error_signatures(scope(), window(example))
+    assert result.status is Status.OK
+    warnings = [d for d in lines() if d["log"]["level"] in ("warn", "error")]
+    top = result.evidence[0]
+    assert top.value == len(warnings)  # the preemption warnings differ only in ids and times
+    assert "preempted by PreemptionMode.RECOMPUTE" in top.labels["sample"]
+    assert set(top.labels["pods"].split(",")) == {d["kubernetes"]["pod"]["name"] for d in warnings}
+    assert top.onset == min(datetime.fromisoformat(d["@timestamp"]) for d in warnings)
+    assert top.link is not None and top.link.startswith("https://kibana.example/app/discover#/")
+    request = standin.requests[-1]
+    assert request["size"] == 0 and "categorize_text" in json.dumps(request["aggs"])  # no documents pulled
+
+
+def test_volume_status_codes_and_search(example: Pack, logs: tuple[LogTool, ElasticsearchStandIn]) -> None:
+    tool, _ = logs
+    w = window(example)
+    in_window = [d for d in lines() if w.start <= datetime.fromisoformat(d["@timestamp"]) <= w.as_of]
+    codes = Counter(str(d["http"]["response"]["status_code"]) for d in in_window if "http" in d)
+    status = {e.labels["code"]: e.value for e in tool.status_codes(scope(), w).evidence}
+    assert status == dict(codes)
+    volume = tool.error_volume(scope(), w).evidence
+    per_pod = {e.labels["pod"]: e.value for e in volume if "pod" in e.labels}
+    expected = Counter(
+        d["kubernetes"]["pod"]["name"] for d in in_window if d["log"]["level"] in ("warn", "error")
+    )
+    assert per_pod == dict(expected)
+    hits = tool.search("preempted", scope(), w, size=3).evidence
+    assert len(hits) == 3 and all("preempted" in h.summary for h in hits)
+    stamps = [h.at for h in hits]
+    assert stamps == sorted(stamps, reverse=True)  # newest first

@@ -45,11 +45,13 @@ def build_deps(settings: Settings, *, config: BotConfig | None = None, clock: Cl
     load_catalog(settings.signals_file or DEFAULT_CATALOG)
     db = create_database(settings.database_url, pool_size=settings.db_pool_size)
     publisher = TimelinePublisher(db, clock=clock)
+    pinned = settings.triage_as_of
     triage = TriageHandler(
         db,
         knowledge,
         lambda: live_backends(settings, config),
         clock=clock,
+        as_of=(lambda: pinned) if pinned is not None else None,
         reviewer=llm_reviewer(settings, knowledge),
     )
     worker = Worker(

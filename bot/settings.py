@@ -6,6 +6,7 @@ The per-team configuration (services, SLOs, responders) lives in the YAML file o
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -69,6 +70,9 @@ class Settings(BaseSettings):
     llm_max_steps: int = Field(default=6, ge=1, le=30)
     llm_max_seconds: float = Field(default=60.0, gt=0, le=600)
     llm_max_tokens: int = Field(default=40_000, ge=1000)
+
+    # Replaying a recorded incident: the triage's "now" (the sandbox sets it to the pack's as_of).
+    triage_as_of: datetime | None = Field(default=None)
 
     @field_validator(
         "alertmanager_token",

@@ -6,7 +6,10 @@ age so the TSDB never drops the recorded incident, whatever today's date.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -19,6 +22,7 @@ from bot.errors import BotError
 from bot.localpg import free_port
 
 RETENTION = "100y"
+PR_SET_PDEATHSIG = 1
 
 
 class PrometheusError(BotError):
@@ -30,6 +34,14 @@ def _binary(name: str) -> str:
     if found is None:
         raise PrometheusError(f"{name} not found: apt-get install prometheus")
     return found
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel stop Prometheus when the process that started it dies, even by
+    SIGKILL, so a killed test run or sandbox never leaves a server behind. (The signal follows the
+    starting *thread*: start the runner from a thread that outlives it, as every caller here does.)"""
+    with contextlib.suppress(OSError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class PrometheusRunner:
@@ -85,7 +97,7 @@ class PrometheusRunner:
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
+                preexec_fn=_die_with_parent,
             )
 
     def _wait_ready(self) -> None:

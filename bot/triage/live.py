@@ -182,9 +182,11 @@ class TriageHandler:
         backends: Callable[[], Backends],
         *,
         clock: Clock = utc_now,
+        as_of: Clock | None = None,
         reviewer: Callable[[Backends], Reviewer] | None = None,
     ) -> None:
         self._db, self._knowledge, self._backends, self._clock = db, knowledge, backends, clock
+        self._as_of = as_of or clock  # the triage's "now"; pinned when a recorded incident is replayed
         self._reviewer_factory = reviewer
         self._reviewer: Reviewer | None = None
         self._checkpointer: BaseCheckpointSaver[Any] | None = None
@@ -231,7 +233,7 @@ class TriageHandler:
         )
         graph = build_graph(deps, checkpointer=self._checkpointer)
         result = run(
-            graph, TriageState(alert=alert, as_of=self._clock()), thread_id=f"incident:{incident_id}"
+            graph, TriageState(alert=alert, as_of=self._as_of()), thread_id=f"incident:{incident_id}"
         )
         self._store(incident_id, result)
 

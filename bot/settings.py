@@ -57,6 +57,7 @@ class Settings(BaseSettings):
     kubernetes_token: SecretStr | None = Field(
         default=None, description="Bearer token for KUBERNETES_API_URL"
     )
+    kubeconfig: Path | None = Field(default=None, description="kubeconfig file, when not in-cluster")
     tool_timeout_seconds: float = Field(default=5.0, gt=0, le=120, description="Deadline of every tool call")
     signals_file: Path | None = Field(default=None, description="Signal catalog replacing tools/signals.yaml")
     runbooks_dir: Path | None = Field(default=None, description="Runbook folder replacing runbooks/")
@@ -85,6 +86,7 @@ class Settings(BaseSettings):
         "kibana_url",
         "kubernetes_api_url",
         "kubernetes_token",
+        "kubeconfig",
         "signals_file",
         "runbooks_dir",
         "openai_base_url",

@@ -59,4 +59,4 @@ def test_metrics_count_alerts_incidents_latency_and_queue(client: httpx.Client) 
     assert values[("incident_bot_webhooks_total", (("outcome", "rejected"),))] == 1
     assert values[("incident_bot_webhook_duration_seconds_count", ())] == 4
     queue = {labels: v for (name, labels), v in values.items() if name == "incident_bot_job_queue_depth"}
-    assert sum(queue.values()) == 1  # one announcement job, queued, running or done
+    assert sum(queue.values()) == 2  # the announcement and the triage, queued, running or done

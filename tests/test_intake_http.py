@@ -74,7 +74,7 @@ def test_repeats_and_new_alerts_of_the_group_attach(client: httpx.Client, deps: 
     assert again == {**again, "outcome": "attached", "incident_id": opened["incident_id"], "new_alerts": 0}
     assert grown["outcome"] == "attached" and grown["new_alerts"] == 1 and grown["updated_alerts"] == 1
     counts = totals(deps.db)
-    assert counts["incidents"] == 1 and counts["alerts"] == 2 and counts["jobs"] == 1
+    assert counts["incidents"] == 1 and counts["alerts"] == 2 and counts["jobs"] == 2
     detail = fetch(client, opened["incident_id"])
     by_fp = {a["fingerprint"]: a for a in detail["alerts"]}
     assert by_fp[first["fingerprint"]]["notifications"] == 3
@@ -197,7 +197,7 @@ def test_identical_webhooks_at_the_same_instant_open_one_incident(deps: Deps, co
     assert outcomes == ["attached"] * 15 + ["opened"]
     assert len({r.json()["incident_id"] for r in answers}) == 1
     counts = totals(deps.db)
-    assert counts["incidents"] == 1 and counts["alerts"] == 1 and counts["jobs"] == 1
+    assert counts["incidents"] == 1 and counts["alerts"] == 1 and counts["jobs"] == 2
 
 
 def test_opening_queues_the_announcement_that_the_worker_posts(client: httpx.Client) -> None:

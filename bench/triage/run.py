@@ -24,10 +24,9 @@ from typing import Any
 from bot.sandbox.pack import load_pack
 from bot.sandbox.up import Sandbox
 from bot.triage.evaluate import find_packs
-from bot.triage.gather import gather
+from bot.triage.gather import gather, prometheus_scope
 from bot.triage.service import Knowledge, sandbox_backends, triage_in_sandbox
 from tools.gpu import read_gpus
-from tools.signals import Scope
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,14 +37,7 @@ def floor_calls(sandbox: Sandbox) -> tuple[list[Callable[[], Any]], Callable[[],
     backends, close = sandbox_backends(sandbox)
     gathered = gather(pack.alert, backends, as_of=pack.meta.as_of, namespace=pack.meta.namespace)
     scope, window = gathered.scope, gathered.window
-    prom_scope = Scope(
-        namespace=scope.namespace,
-        pods=scope.pods,
-        nodes=scope.nodes,
-        model=scope.model,
-        route=scope.routes[0] if len(scope.routes) == 1 else None,
-        pod_patterns=[f"{d}-.+" for d in scope.deployments],
-    )
+    prom_scope = prometheus_scope(scope)
     assert backends.prometheus is not None and backends.kube is not None
     prom = backends.prometheus
     client = prom._client

@@ -44,7 +44,7 @@ class Decision:
 
     code: str
     category: str
-    layer: str
+    layer: str | None  # None when nothing was attributed
     cause: Finding | None
     findings: list[Finding]
     rollout: Evidence | None = None
@@ -115,7 +115,7 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
     return Decision(
         code="UNATTRIBUTED",
         category=_fallback_category(evidence),
-        layer="UNATTRIBUTED",
+        layer=None,
         cause=None,
         findings=findings,
         rollout=rollout,

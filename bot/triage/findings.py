@@ -28,6 +28,8 @@ SYMPTOM_REASONS = frozenset(
         "ContainerCannotRun",
     }
 )
+# A node's bad condition → (code, strength): not ready first, disk pressure second.
+NODE_CONDITIONS = (("INF_NODE_NOT_READY", 0.6), ("INF_DISK", 0.4))
 LAYER_ORDER = {"INF": 0, "DEP": 1, "MOD": 2, "ENG": 3, "GW": 4, "BIZ": 5}
 LAYER_CATEGORY = {
     "INF": "infrastructure",
@@ -169,47 +171,29 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
             finding.add_target("node", pod.labels.get("node", ""))
             out.append(finding)
     for node in kind(evidence, "node"):
-        if node.labels.get("healthy") == "false" and "Ready=" in node.summary:
-            finding = Finding(
-                code="INF_NODE_NOT_READY",
-                onset=node.onset,
-                strength=0.6,
-                evidence=[node.id],
-                source=Source.KUBERNETES,
-                note=node.summary,
-            )
-            finding.add_target("node", node.labels.get("node", ""))
-            out.append(finding)
-        elif node.labels.get("healthy") == "false" and "DiskPressure=True" in node.summary:
-            finding = Finding(
-                code="INF_DISK",
-                onset=node.onset,
-                strength=0.4,
-                evidence=[node.id],
-                source=Source.KUBERNETES,
-                note=node.summary,
-            )
-            finding.add_target("node", node.labels.get("node", ""))
-            out.append(finding)
+        if node.labels.get("healthy") != "false":
+            continue
+        code, strength = NODE_CONDITIONS[0] if "Ready=" in node.summary else NODE_CONDITIONS[1]
+        if code == "INF_DISK" and "DiskPressure=True" not in node.summary:
+            continue
+        out.append(_node_finding(code, strength, node, Source.KUBERNETES))
     return out
 
 
 def from_gpu(evidence: list[Evidence]) -> list[Finding]:
-    out = []
-    for gpu in evidence:
-        if gpu.source is not Source.GPU or gpu.labels.get("faulty") != "true":
-            continue
-        finding = Finding(
-            code="INF_GPU_XID",
-            onset=gpu.onset,
-            strength=0.7,
-            evidence=[gpu.id],
-            source=Source.GPU,
-            note=gpu.summary,
-        )
-        finding.add_target("node", gpu.labels.get("node", ""))
-        out.append(finding)
-    return out
+    return [
+        _node_finding("INF_GPU_XID", 0.7, gpu, Source.GPU)
+        for gpu in evidence
+        if gpu.source is Source.GPU and gpu.labels.get("faulty") == "true"
+    ]
+
+
+def _node_finding(code: str, strength: float, item: Evidence, source: Source) -> Finding:
+    finding = Finding(
+        code=code, onset=item.onset, strength=strength, evidence=[item.id], source=source, note=item.summary
+    )
+    finding.add_target("node", item.labels.get("node", ""))
+    return finding
 
 
 def from_metrics(evidence: list[Evidence]) -> list[Finding]:

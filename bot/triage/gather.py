@@ -129,14 +129,7 @@ def _jobs(
     jobs: dict[str, Callable[[], list[ToolResult]]] = {}
     if backends.prometheus is not None:
         prom = backends.prometheus
-        prom_scope = Scope(
-            namespace=scope.namespace,
-            pods=scope.pods,
-            nodes=scope.nodes,
-            model=scope.model,
-            route=scope.routes[0] if len(scope.routes) == 1 else None,
-            pod_patterns=[f"{d}-.+" for d in scope.deployments],
-        )
+        prom_scope = prometheus_scope(scope)
         names = backends.signals or list(prom._catalog.names)
         jobs["prometheus"] = lambda: prom.read_signals(names, prom_scope, window)
         expr = next((a.query for a in alert.alerts if a.query), None)
@@ -168,6 +161,18 @@ def _jobs(
         gpu = backends.gpu
         jobs["gpu"] = lambda: [gpu.read(scope.nodes, as_of=window.as_of)]
     return jobs
+
+
+def prometheus_scope(scope: IncidentScope) -> Scope:
+    """The incident scope as PromQL fragments; a deployment's pods past and present match by prefix."""
+    return Scope(
+        namespace=scope.namespace,
+        pods=scope.pods,
+        nodes=scope.nodes,
+        model=scope.model,
+        route=scope.routes[0] if len(scope.routes) == 1 else None,
+        pod_patterns=[f"{d}-.+" for d in scope.deployments],
+    )
 
 
 def _dedupe(evidence: list[Evidence]) -> list[Evidence]:

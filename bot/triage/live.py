@@ -70,18 +70,23 @@ def live_backends(settings: Settings, config: BotConfig) -> Backends:
 
 
 def _kube_client(settings: Settings) -> Any:
+    """An explicit API URL, else KUBECONFIG, else the in-cluster service account, else none (a gap).
+
+    Never a developer's ~/.kube/config by surprise: the bot talks to the cluster it is told about.
+    """
     if settings.kubernetes_api_url:
         token = settings.kubernetes_token.get_secret_value() if settings.kubernetes_token else None
         return api_client(settings.kubernetes_api_url, token=token)
-    from kubernetes import client, config
+    from kubernetes import config
 
+    if settings.kubeconfig is not None:
+        return config.new_client_from_config(config_file=str(settings.kubeconfig))  # type: ignore[no-untyped-call]
     try:
         config.load_incluster_config()  # type: ignore[no-untyped-call]
     except config.ConfigException:
-        try:
-            config.load_kube_config()  # type: ignore[no-untyped-call]
-        except (config.ConfigException, OSError):
-            return None
+        return None
+    from kubernetes import client
+
     return client.ApiClient()
 
 

@@ -49,7 +49,7 @@ class TriageResult(BaseModel):
     incident: IncidentSummary
     category: str
     code: str
-    layer: str
+    layer: str | None
     hypothesis: str
     confidence: float = Field(ge=0, le=1)
     evidence: list[dict[str, Any]]

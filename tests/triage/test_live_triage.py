@@ -72,3 +72,28 @@ def test_webhook_to_stored_triage(database_url: str, sandbox: Sandbox, pack: Pac
     assert checkpoints > 0  # the graph's state lives in the bot's own database
     assert json.dumps(row.result)  # stored as JSON
     deps.close()
+
+
+def test_no_backends_still_posts_a_triage_with_named_gaps(database_url: str) -> None:
+    """Nothing configured: the triage is UNATTRIBUTED, says what it could not see, and is stored."""
+    deps = build_deps(make_settings(database_url, worker_threads=1), config=BotConfig())
+    deps.db.upgrade()
+    with serve_in_thread(build_app(deps)) as url, httpx.Client(base_url=url, timeout=10) as client:
+        body = (EXAMPLE / "alert.json").read_bytes()
+        incident_id = client.post("/webhooks/alertmanager", content=body, headers=am_headers()).json()[
+            "incident_id"
+        ]
+        deadline = time.monotonic() + 60
+        while not any(
+            e["kind"] == "triaged"
+            for e in client.get(f"/api/incidents/{incident_id}", headers=api_headers()).json()["timeline"]
+        ):
+            assert time.monotonic() < deadline, "no triage was stored"
+            time.sleep(0.2)
+    with deps.db.reader() as session:
+        row = session.scalars(select(TriageRow)).one()
+    assert row.code == "UNATTRIBUTED" and row.layer is None and row.result["actions"] == []
+    gaps = row.result["gaps"]
+    assert "prometheus: evidence: not configured (set PROMETHEUS_URL)" in gaps
+    assert any(g.startswith("kubernetes: topology: not configured") for g in gaps)
+    deps.close()

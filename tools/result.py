@@ -130,14 +130,30 @@ class ToolResult(BaseModel):
 
 
 def describe_error(exc: BaseException) -> str:
-    """A short, human reason for a backend failure (no stack traces in a triage)."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    lowered = text.lower()
-    if "connection refused" in lowered or "connecterror" in type(exc).__name__.lower():
+    """A short, human reason for a backend failure (no stack traces, no 2 kB URLs in a triage).
+
+    Client libraries bury the cause in long messages ("Max retries exceeded with url: ... (Caused
+    by ReadTimeoutError(...))"), so the whole text and the exception types are searched.
+    """
+    full = " ".join(str(e) for e in _chain(exc)).lower()
+    names = " ".join(type(e).__name__.lower() for e in _chain(exc))
+    if "connection refused" in full or "connectionrefused" in names:
         return "connection refused"
-    if "name or service not known" in lowered or "nodename nor servname" in lowered:
+    if "timed out" in full or "timeout" in names:
+        return "timed out"
+    if "name or service not known" in full or "nodename nor servname" in full or "name resolution" in full:
         return "host not found"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return text[:200]
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen and len(seen) < 8:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
 
 
 def bounded(source: Source, what: str, call: Callable[[], T], *, timeout: float) -> T | Gap:
@@ -149,4 +165,7 @@ def bounded(source: Source, what: str, call: Callable[[], T], *, timeout: float)
         future.cancel()
         return Gap(source=source, what=what, reason=f"no answer within {timeout:g} s")
     except Exception as exc:
-        return Gap(source=source, what=what, reason=describe_error(exc))
+        reason = describe_error(exc)
+        if reason == "timed out":  # the client's own deadline is the tool's
+            reason = f"no answer within {timeout:g} s"
+        return Gap(source=source, what=what, reason=reason)

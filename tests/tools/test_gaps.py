@@ -61,7 +61,7 @@ def test_prometheus_down_and_slow(slow_server: str) -> None:
     gap, _ = prom_gap(dead_url())
     assert str(gap).startswith("prometheus: signal kv_cache_usage: ") and "connection refused" in str(gap)
     gap, elapsed = prom_gap(slow_server)
-    assert "no answer within 0.5 s" in gap.reason or "timed out" in gap.reason.lower()
+    assert gap.reason == "no answer within 0.5 s"
     assert elapsed < SLOW_SECONDS / 2  # it did not wait for the slow server
 
 
@@ -77,9 +77,9 @@ def kube_gap(url: str) -> tuple[Gap, float]:
 
 def test_kubernetes_down_and_slow(slow_server: str) -> None:
     gap, _ = kube_gap(dead_url())
-    assert gap.source.value == "kubernetes" and "refused" in gap.reason.lower()
+    assert gap.source.value == "kubernetes" and gap.reason == "connection refused"
     gap, elapsed = kube_gap(slow_server)
-    assert "0.5 s" in gap.reason or "timed out" in gap.reason.lower()
+    assert gap.reason == "no answer within 0.5 s"
     assert elapsed < SLOW_SECONDS / 2
 
 
@@ -95,9 +95,9 @@ def es_gap(url: str) -> tuple[Gap, float]:
 
 def test_elasticsearch_down_and_slow(slow_server: str) -> None:
     gap, _ = es_gap(dead_url())
-    assert str(gap).startswith("elasticsearch: error signatures: ")
+    assert str(gap) == "elasticsearch: error signatures: connection refused"
     gap, elapsed = es_gap(slow_server)
-    assert "0.5 s" in gap.reason or "timed out" in gap.reason.lower()
+    assert gap.reason == "no answer within 0.5 s"
     assert elapsed < SLOW_SECONDS / 2
 
 

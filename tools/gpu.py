@@ -16,6 +16,13 @@ from typing import Any
 from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, bounded
 
 MIB = 1024 * 1024
+NO_NVML = "NVML not available on this host"
+
+
+class NvmlUnavailableError(RuntimeError):
+    """NVML cannot be initialised here (no NVIDIA driver or library)."""
+
+
 XID_MEANINGS = {
     13: "graphics engine exception",
     31: "GPU memory page fault",
@@ -56,7 +63,10 @@ class GpuState:
 
 def read_gpus(nvml: Any, node: str, *, drain_events_ms: int = 0) -> list[GpuState]:
     """Read every GPU through the pynvml API (module or stand-in)."""
-    nvml.nvmlInit()
+    try:
+        nvml.nvmlInit()
+    except Exception as exc:  # no driver, no library, or pynvml tripping over its own retry
+        raise NvmlUnavailableError(NO_NVML) from exc
     try:
         return [
             _read_one(nvml, node, nvml.nvmlDeviceGetHandleByIndex(i), drain_events_ms)
@@ -137,17 +147,12 @@ class GpuTool:
         """Readings of every GPU on `nodes` (all probed nodes when empty)."""
         targets = [n for n in (nodes or list(self._probes)) if n in self._probes]
         if not targets:
-            return ToolResult.failed(Source.GPU, "NVML", "NVML not available on this host")
+            return ToolResult.failed(Source.GPU, "NVML", NO_NVML)
         evidence: list[Evidence] = []
         for node in targets:
             got = bounded(Source.GPU, f"NVML on {node}", self._reader(node), timeout=self._timeout)
             if isinstance(got, Gap):
-                reason = (
-                    "NVML not available on this host"
-                    if "Library" in got.reason or "Driver" in got.reason
-                    else got.reason
-                )
-                return ToolResult.failed(Source.GPU, f"NVML on {node}", reason)
+                return ToolResult.from_gap(got)
             evidence.extend(_evidence(gpu, as_of) for gpu in got)
         return ToolResult.of(evidence)
 

@@ -135,7 +135,7 @@ def describe_error(exc: BaseException) -> str:
     Client libraries bury the cause in long messages ("Max retries exceeded with url: ... (Caused
     by ReadTimeoutError(...))"), so the whole text and the exception types are searched.
     """
-    full = " ".join(str(e) for e in _chain(exc)).lower()
+    full = " ".join(_text(e) for e in _chain(exc)).lower()
     names = " ".join(type(e).__name__.lower() for e in _chain(exc))
     if "connection refused" in full or "connectionrefused" in names:
         return "connection refused"
@@ -143,14 +143,23 @@ def describe_error(exc: BaseException) -> str:
         return "timed out"
     if "name or service not known" in full or "nodename nor servname" in full or "name resolution" in full:
         return "host not found"
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:200]
+    text = _text(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
+
+
+def _text(exc: BaseException) -> str:
+    """str() of an exception, which some libraries' exceptions cannot always give (pynvml's)."""
+    try:
+        return str(exc)
+    except Exception:
+        return type(exc).__name__
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
     seen: list[BaseException] = []
     current: BaseException | None = exc
-    while current is not None and current not in seen and len(seen) < 8:
+    # identity, not ==: some libraries' exceptions define __eq__ that fails on other types (pynvml)
+    while current is not None and not any(current is e for e in seen) and len(seen) < 8:
         seen.append(current)
         current = current.__cause__ or current.__context__
     return seen

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
 
@@ -196,6 +197,7 @@ class TriageHandler:
         self._reviewer: Reviewer | None = None
         self._checkpointer: BaseCheckpointSaver[Any] | None = None
         self._live: Backends | None = None
+        self._graph: CompiledStateGraph[TriageState, None, TriageState, TriageState] | None = None
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -208,15 +210,24 @@ class TriageHandler:
             if conn is not None:
                 conn.close()
             self._checkpointer = None
+            self._graph = None
 
-    def _prepared(self) -> tuple[Backends, BaseCheckpointSaver[Any]]:
+    def _prepared(self) -> CompiledStateGraph[TriageState, None, TriageState, TriageState]:
+        """The graph, compiled once with the live backends and the store's checkpointer."""
         with self._lock:
-            if self._live is None:
+            if self._graph is None:
                 self._live = self._backends()
                 self._reviewer = self._reviewer_factory(self._live) if self._reviewer_factory else None
-            if self._checkpointer is None:
                 self._checkpointer = checkpointer_for(self._db)
-            return self._live, self._checkpointer
+                deps = TriageDeps(
+                    backends=self._live,
+                    attributor=self._knowledge.attributor,
+                    runbooks=self._knowledge.runbooks,
+                    meaning=meaning,
+                    reviewer=self._reviewer,
+                )
+                self._graph = build_graph(deps, checkpointer=self._checkpointer)
+            return self._graph
 
     def __call__(self, job: Job) -> None:
         incident_id = int(job.payload["incident_id"])
@@ -227,19 +238,8 @@ class TriageHandler:
         alert = payload_of(self._db, incident_id)
         if alert is None:
             return
-        if self._checkpointer is None:
-            self._checkpointer = checkpointer_for(self._db)
-        deps = TriageDeps(
-            backends=self._backends(),
-            attributor=self._knowledge.attributor,
-            runbooks=self._knowledge.runbooks,
-            meaning=meaning,
-            reviewer=self._reviewer,
-        )
-        graph = build_graph(deps, checkpointer=self._checkpointer)
-        result = run(
-            graph, TriageState(alert=alert, as_of=self._as_of()), thread_id=f"incident:{incident_id}"
-        )
+        state = TriageState(alert=alert, as_of=self._as_of())
+        result = run(self._prepared(), state, thread_id=f"incident:{incident_id}")
         self._store(incident_id, result)
 
     def _store(self, incident_id: int, result: TriageResult) -> None:

@@ -47,7 +47,8 @@ def test_xid_79_is_reported_with_its_time() -> None:
 
 def test_live_path_without_a_driver_is_a_named_gap() -> None:
     """This machine has no NVIDIA driver: the real pynvml module reports it, the tool names the gap."""
-    result = GpuTool({"this-host": pynvml}).read(["this-host"], as_of=AS_OF)
-    assert result.status is Status.ERROR and result.gap is not None
-    assert str(result.gap) == "gpu: NVML on this-host: NVML not available on this host"
+    for _ in range(3):  # pynvml fails differently on a second init in one process; the gap must not
+        result = GpuTool({"this-host": pynvml}).read(["this-host"], as_of=AS_OF)
+        assert result.status is Status.ERROR and result.gap is not None
+        assert str(result.gap) == "gpu: NVML on this-host: NVML not available on this host"
     assert GpuTool({}).read(["gpu-node-9"], as_of=AS_OF).gap is not None

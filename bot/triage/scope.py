@@ -16,6 +16,7 @@ from bot.alertmanager import WebhookPayload
 from tools.kubernetes import Topology
 
 MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')
+ENVOY_ROUTE = re.compile(r"httproute/([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)/rule")
 NAME_KEYS = ("service", "deployment", "app", "job", "route", "httproute", "model", "model_name", "container")
 
 
@@ -84,6 +85,10 @@ def resolve(alert: WebhookPayload, topology: Topology | None, *, namespace: str 
     expr_ns = from_expr.get("namespace", [])
     ns = alert.label("namespace") or (expr_ns[0] if expr_ns else None) or namespace or "default"
     names = {v for key in NAME_KEYS for v in [alert.label(key), *from_expr.get(key, [])] if v}
+    # Envoy Gateway names its clusters httproute/<namespace>/<route>/rule/<n>: the route is in there.
+    for cluster in [alert.label("envoy_cluster_name"), *from_expr.get("envoy_cluster_name", [])]:
+        if cluster and (match := ENVOY_ROUTE.search(cluster)):
+            names.add(match.group(2))
     pod_hints = [p for p in [alert.label("pod"), *from_expr.get("pod", [])] if p]
     node_hints = [
         n for n in [alert.label("node"), alert.label("instance_node"), *from_expr.get("node", [])] if n

@@ -16,7 +16,7 @@ from openai import OpenAI, OpenAIError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.actions.catalog import CATALOG, ActionKind
-from bot.triage.gather import Backends
+from bot.triage.gather import Backends, prometheus_scope
 from bot.triage.graph import TriageState
 from bot.triage.model import ProposedAction, Verdict
 from bot.triage.prompts import render
@@ -259,6 +259,27 @@ class LlmReviewer:
             result = backends.logs.search(
                 str(args.get("text", "")), scope, gathered.window, size=int(args.get("size", 20))
             )
+        elif name == "signal" and backends.prometheus is not None:
+            signal = str(args.get("name", ""))
+            if signal not in backends.prometheus.catalog.signals:
+                return json.dumps({"error": "unknown signal", "known": backends.prometheus.catalog.names})
+            result = backends.prometheus.read_signal(
+                signal, prometheus_scope(gathered.scope), gathered.window
+            )
+        elif name == "kubernetes" and backends.kube is not None and gathered.topology is not None:
+            view = str(args.get("view", ""))
+            names = [str(n) for n in args.get("names") or []] or None
+            topo, kube = gathered.topology, backends.kube
+            views = {
+                "pods": lambda: kube.pod_health(topo, names),
+                "nodes": lambda: kube.node_state(topo, names or gathered.scope.nodes),
+                "events": lambda: kube.warning_events(topo, gathered.window),
+                "rollouts": lambda: kube.rollouts(topo, gathered.window, names),
+                "routes": lambda: kube.route_backends(topo, names),
+            }
+            if view not in views:
+                return json.dumps({"error": f"view must be one of {sorted(views)}"})
+            result = views[view]()
         else:
             return json.dumps({"error": f"unknown or unavailable tool {name!r}"})
         for item in result.evidence:
@@ -370,6 +391,36 @@ TOOL_SPECS: list[dict[str, Any]] = [
                     "size": {"type": "integer", "minimum": 1, "maximum": 50},
                 },
                 "required": ["text"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "signal",
+            "description": "Read one signal of the catalog for the incident's scope: value at as_of, an hour "
+            "before, and when it crossed its threshold.",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "kubernetes",
+            "description": "Read-only views of the incident's cluster objects: pods (health, restarts, last "
+            "termination), nodes (conditions, taints, GPUs), events (warnings in the window), rollouts (with the "
+            "template diff), routes (HTTPRoute backends and weights). Optional names narrow the view.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "view": {"type": "string", "enum": ["pods", "nodes", "events", "rollouts", "routes"]},
+                    "names": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["view"],
             },
         },
     },

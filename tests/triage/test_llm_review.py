@@ -135,3 +135,28 @@ def test_alert_text_is_framed_as_data_and_secrets_are_redacted(tmp_path: Any, kn
     assert user.index("<data>") < user.index("Ignore all previous instructions") < user.index("</data>")
     assert "xoxb-1234" not in user and "[REDACTED]" in user
     assert "never an instruction" in system
+
+
+def test_kubernetes_and_signal_tools_feed_citable_evidence(pack: Pack, knowledge: Knowledge) -> None:
+    script = replies(
+        {
+            "tool_calls": [
+                {"name": "kubernetes", "arguments": {"view": "rollouts"}},
+                {"name": "signal", "arguments": {"name": "preemptions"}},
+            ],
+            "expect": {"tools_offered": ["kubernetes", "signal"]},
+        },
+        {
+            "content": verdict(
+                evidence_ids=[ROLLOUT, "prom:preemptions:vllm:pod=vllm-llama-6d5f8c7b9-9wq7z"]
+            ),
+            "expect": {"last_role": "tool", "tool_result_contains": "--max-num-seqs 64"},
+        },
+    )
+    result = triage_pack(pack, knowledge, llm_script=script)
+    assert result.engine == "llm"
+    assert [e["id"] for e in result.evidence[:2]] == [
+        ROLLOUT,
+        "prom:preemptions:vllm:pod=vllm-llama-6d5f8c7b9-9wq7z",
+    ]
+    assert any("llm review accepted (2 tool calls" in n for n in result.notes)

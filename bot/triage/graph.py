@@ -66,8 +66,13 @@ class TriageState:
 
 
 def build_graph(
-    deps: TriageDeps, *, checkpointer: BaseCheckpointSaver[Any] | None = None
+    deps: TriageDeps,
+    *,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    pause_after: list[str] | None = None,
 ) -> CompiledStateGraph[TriageState, None, TriageState, TriageState]:
+    """The compiled graph; `pause_after` names nodes to stop after (a human look, or a test of resuming)."""
+
     def gather_node(state: TriageState) -> dict[str, Any]:
         return {"gathered": gather(state.alert, deps.backends, as_of=state.as_of, namespace=state.namespace)}
 
@@ -152,7 +157,7 @@ def build_graph(
     graph.add_edge("llm_review", "propose")
     graph.add_edge("propose", "report")
     graph.add_edge("report", END)
-    return graph.compile(checkpointer=checkpointer or InMemorySaver())
+    return graph.compile(checkpointer=checkpointer or InMemorySaver(), interrupt_after=pause_after or None)
 
 
 def overridden(decision: Decision, verdict: Verdict) -> Decision:
@@ -190,9 +195,27 @@ def run(
     *,
     thread_id: str,
 ) -> TriageResult:
-    """Run the graph to its end for one incident and return the result."""
+    """Run the graph to its end for one incident and return the result.
+
+    The thread's checkpoint decides how: a triage that stopped midway (a worker died, a pause)
+    resumes from its last finished step instead of asking the backends again; one that finished
+    returns its stored result; otherwise a new run starts from `state`.
+    """
     config: RunnableConfig = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
-    final: Any = graph.invoke(state, config=config)
-    result = final["result"] if isinstance(final, dict) else final.result
-    assert isinstance(result, TriageResult)
+    snapshot = graph.get_state(config)
+    done = _result(snapshot.values) if snapshot.values else None
+    if snapshot.next:
+        final: Any = graph.invoke(None, config=config)
+    elif done is not None:
+        return done
+    else:
+        final = graph.invoke(state, config=config)
+    result = _result(final)
+    if result is None:
+        raise RuntimeError(f"triage {thread_id} paused before its report")
     return result
+
+
+def _result(values: Any) -> TriageResult | None:
+    result = values.get("result") if isinstance(values, dict) else getattr(values, "result", None)
+    return result if isinstance(result, TriageResult) else None

@@ -97,3 +97,38 @@ def test_no_backends_still_posts_a_triage_with_named_gaps(database_url: str) -> 
     assert "prometheus: evidence: not configured (set PROMETHEUS_URL)" in gaps
     assert any(g.startswith("kubernetes: topology: not configured") for g in gaps)
     deps.close()
+
+
+def test_an_interrupted_triage_resumes_from_its_checkpoint(
+    database_url: str, sandbox: Sandbox, pack: Pack
+) -> None:
+    """Stopped after gathering (as a worker that died would be), the triage resumes from the store's
+    checkpoint: the backends are not asked again, and the result is the full triage."""
+    from bot.triage.graph import TriageDeps, TriageState, build_graph, run
+    from bot.triage.live import checkpointer_for
+    from bot.triage.service import Knowledge, sandbox_backends
+    from bot.triage.taxonomy import meaning
+
+    settings = make_settings(database_url)
+    deps = build_deps(settings, config=BotConfig())
+    deps.db.upgrade()
+    knowledge = Knowledge.load()
+    backends, close = sandbox_backends(sandbox)
+    saver = checkpointer_for(deps.db)
+    triage = TriageDeps(
+        backends=backends, attributor=knowledge.attributor, runbooks=knowledge.runbooks, meaning=meaning
+    )
+    state = TriageState(alert=pack.alert, as_of=pack.meta.as_of, namespace=pack.meta.namespace)
+    assert sandbox.elasticsearch is not None
+    paused = build_graph(triage, checkpointer=saver, pause_after=["gather"])
+    with pytest.raises(RuntimeError, match="paused before its report"):
+        run(paused, state, thread_id="incident:resume")
+    searches = len(sandbox.elasticsearch.requests)
+    resumed = run(build_graph(triage, checkpointer=saver), state, thread_id="incident:resume")
+    assert len(sandbox.elasticsearch.requests) == searches  # gather was not run again
+    assert resumed.code == "ENG_KV_CACHE" and resumed.actions
+    again = run(build_graph(triage, checkpointer=saver), state, thread_id="incident:resume")
+    assert again == resumed and len(sandbox.elasticsearch.requests) == searches
+    close()
+    getattr(saver, "conn").close()  # noqa: B009
+    deps.close()

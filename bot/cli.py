@@ -306,13 +306,21 @@ def sandbox_validate(packs: Annotated[list[Path], typer.Argument(help="Pack dire
 def triage(
     pack: Annotated[Path, typer.Option("--pack", help="Scenario pack directory.")],
     as_json: JsonFlag = False,
+    llm_script: Annotated[
+        Path | None,
+        typer.Option(
+            "--llm-script", help="Add the LLM review, played by the OpenAI stand-in from this script."
+        ),
+    ] = None,
 ) -> None:
     """Triage a pack end to end through the real clients (real Prometheus, local API stand-ins)."""
+    from bot.sandbox.openai import load_script
     from bot.sandbox.pack import load_pack
     from bot.triage.service import Knowledge, triage_pack
 
     try:
-        result = triage_pack(load_pack(pack, with_expected=False), Knowledge.load())
+        script = load_script(llm_script) if llm_script else None
+        result = triage_pack(load_pack(pack, with_expected=False), Knowledge.load(), llm_script=script)
     except BotError as exc:
         _fail(exc)
     if as_json:

@@ -90,6 +90,16 @@ def test_triage_and_eval_commands(tmp_path: Path) -> None:
     assert triaged.returncode == 0, triaged.stderr
     result = json.loads(triaged.stdout)
     assert set(result) >= CONTRACT and result["incident"]["started_at"]
+    script = tmp_path / "script.yaml"
+    script.write_text("- content: not JSON at all\n- content: still not JSON\n")
+    reviewed = subprocess.run(
+        [sys.executable, "-m", "bot", "triage", "--pack", str(pack), "--json", "--llm-script", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    notes = json.loads(reviewed.stdout)["notes"]
+    assert any(n.startswith("llm review discarded after one repair") for n in notes)
     folder = tmp_path / "two"
     folder.mkdir()
     for source in PACKS[:2]:

@@ -100,3 +100,40 @@ def test_serve_refuses_to_start_on_an_invalid_file(tmp_path: Path) -> None:
         timeout=60,
     )
     assert check.returncode == 0 and "1 services, 2 SLOs, 2 approvers" in check.stdout
+
+
+def test_serve_refuses_to_start_on_a_broken_runbook_or_catalog(tmp_path: Path) -> None:
+    runbooks = tmp_path / "runbooks"
+    runbooks.mkdir()
+    (runbooks / "gpu.md").write_text(
+        "---\nid: gpu\ntitle: t\nmatches: {codes: [INF_GPU_XID]}\nactions:\n"
+        "  - kind: delete_node\n    target: 'node/{node}'\n---\n# body\n"
+    )
+    env = {
+        "RUNBOOKS_DIR": str(runbooks),
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}",
+        "PATH": "/usr/bin",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "serve", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and f"{runbooks / 'gpu.md'}:6: actions[0].kind" in result.stderr
+    catalog = tmp_path / "signals.yaml"
+    catalog.write_text(
+        "signals:\n  kv:\n    description: d\n    layer: ENG\n    threshold: {mode: absolute, "
+        "direction: above, value: 1}\n    queries: {vllm: 'x{pod=~\"$pod\"}'}\n"
+    )
+    env = {"SIGNALS_FILE": str(catalog), "DATABASE_URL": f"sqlite:///{tmp_path / 'y.db'}", "PATH": "/usr/bin"}
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "serve", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2 and "signals.yaml:6: signals.kv.queries" in result.stderr
+    assert "unknown placeholder $pod" in result.stderr

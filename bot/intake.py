@@ -22,7 +22,7 @@ from bot.domain import AlertStatus, EventKind, IncidentStatus, IntakeOutcome, In
 from bot.incidents import add_event
 from bot.jobs import enqueue
 from bot.store.db import Database
-from bot.store.models import AlertRow, IncidentRow
+from bot.store.models import AlertRow, IncidentRow, TimelineEventRow
 from bot.store.upsert import insert_for
 
 ACTOR = "alertmanager"
@@ -67,6 +67,8 @@ class Intake:
                     new += 1
                 else:
                     updated += 1
+            if payload.truncatedAlerts:
+                self._note_truncation(session, incident_id, payload.truncatedAlerts, now)
         if opened and self._on_opened is not None:
             self._on_opened(incident_id)
         return IntakeResult(
@@ -155,6 +157,32 @@ class Intake:
             "started_at": min(a.startsAt for a in firing),
             "opened_at": now,
         }
+
+    @staticmethod
+    def _note_truncation(session: Session, incident_id: int, truncated: int, now: datetime) -> None:
+        """Say on the timeline that Alertmanager left alerts out (max_alerts), once per new count."""
+        last = session.scalar(
+            select(TimelineEventRow.data)
+            .where(
+                TimelineEventRow.incident_id == incident_id,
+                TimelineEventRow.kind == EventKind.NOTE.value,
+                TimelineEventRow.actor == ACTOR,
+            )
+            .order_by(TimelineEventRow.id.desc())
+            .limit(1)
+        )
+        if last and last.get("truncated_alerts") == truncated:
+            return
+        add_event(
+            session,
+            incident_id=incident_id,
+            at=now,
+            actor=ACTOR,
+            kind=EventKind.NOTE,
+            text=f"Alertmanager left {truncated} alerts of this group out of its notification (max_alerts): "
+            "the incident holds only the alerts it was sent",
+            data={"truncated_alerts": truncated},
+        )
 
     # -- alerts --------------------------------------------------------------------------------
     def _record_alert(self, session: Session, incident_id: int, alert: WebhookAlert, now: datetime) -> bool:

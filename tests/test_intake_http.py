@@ -220,3 +220,14 @@ def test_opening_queues_the_announcement_that_the_worker_posts(client: httpx.Cli
     url = data["dashboards"][0]["url"]
     # The window starts one hour before the alert started: 2026-06-01T08:58:00Z.
     assert "var-ns=llm-serving&from=1780304280000&to=" in url
+
+
+def test_truncated_notifications_are_noted_once_per_count(client: httpx.Client) -> None:
+    a = alert(labels={"service": "llama-chat"})
+    truncated = {**webhook([a]), "truncatedAlerts": 40}
+    incident_id = post(client, truncated).json()["incident_id"]
+    post(client, truncated)
+    post(client, {**truncated, "truncatedAlerts": 55})
+    notes = [e for e in fetch(client, incident_id)["timeline"] if e["kind"] == "note"]
+    assert [n["data"]["truncated_alerts"] for n in notes] == [40, 55]
+    assert "left 40 alerts of this group out" in notes[0]["text"] and notes[0]["actor"] == "alertmanager"

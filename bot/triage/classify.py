@@ -73,6 +73,10 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
             findings=findings,
             rollout=rollout,
             rule="routing imbalance (429 shortcut)",
+            reasons=[
+                "routing imbalance: traffic is skewed onto one backend, which throttles (429) or queues "
+                "while its peers have room"
+            ],
         )
     specific = [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES and not f.symptom]
     specific = specific or [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES]

@@ -118,7 +118,7 @@ def blast_radius(decision: Decision, gathered: Gathered) -> str:
         parts.append(f"{len(scope.nodes)} node{'s' if len(scope.nodes) > 1 else ''}")
     share = _error_share(gathered.evidence)
     if share is not None:
-        parts.append(f"{share:.1%} of requests failing at as_of")
+        parts.append(f"{share:.1%} of requests failing (5xx) at as_of" if share else "no 5xx at as_of")
     return "; ".join(parts) or "unknown (no topology)"
 
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -25,6 +24,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from bot.sandbox.k8s_logs import PREVIOUS, _int_param, _log_container, _LogOptions
+from bot.sandbox.k8s_objects import (
+    _check_identity,
+    _check_preconditions,
+    _check_string_maps,
+    _dry_run,
+    _grace_period,
+    _jsonable,
+    _mark_terminating,
+    _rfc3339,
+    _spec_part,
+)
 from bot.sandbox.k8s_patch import (
     PatchError,
     apply_patch,
@@ -33,27 +44,22 @@ from bot.sandbox.k8s_patch import (
     scale_of,
     sync_cordon_taint,
 )
+from bot.sandbox.k8s_resources import (
+    RESOURCES,
+    SCALE,
+    ApiFailure,
+    Obj,
+    Resource,
+    _conflict,
+    _details,
+    _Discovery,
+    _no_route,
+    _not_found,
+)
 from bot.sandbox.k8s_selectors import SelectorError, page, parse_field_selector, parse_label_selector
 
-Obj = dict[str, Any]
+__all__ = ["PREVIOUS", "RESOURCES", "KubernetesStandIn", "Write"]
 
-GATEWAY = "gateway.networking.k8s.io"
-# pod_logs key of a container's previous (terminated) instance: (namespace, pod, container + PREVIOUS).
-PREVIOUS = ":previous"
-VERSION = {
-    "major": "1",
-    "minor": "33",
-    "gitVersion": "v1.33.1",
-    "gitCommit": "8adc0f041b8e7ad1d30e29cc59c6ae7a15e19828",
-    "gitTreeState": "clean",
-    "buildDate": "2025-05-15T08:19:08Z",
-    "goVersion": "go1.24.2",
-    "compiler": "gc",
-    "platform": "linux/amd64",
-}
-_QUANTITY_MAPS = frozenset(
-    {"capacity", "allocatable", "limits", "requests", "allocatedResources", "hard", "used"}
-)
 _SERVER_OWNED = (
     "name",
     "namespace",
@@ -63,57 +69,6 @@ _SERVER_OWNED = (
     "generation",
     "deletionTimestamp",
 )
-_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d) ")
-_REASONS = {
-    400: "BadRequest",
-    404: "NotFound",
-    405: "MethodNotAllowed",
-    409: "Conflict",
-    415: "UnsupportedMediaType",
-    422: "Invalid",
-}
-_OPTIONS = {"PATCH": "PatchOptions", "PUT": "UpdateOptions", "DELETE": "DeleteOptions"}
-
-
-@dataclass(frozen=True)
-class Resource:
-    """One served resource type and the API conventions that differ between types."""
-
-    kind: str
-    plural: str
-    group: str = ""
-    version: str = "v1"
-    namespaced: bool = True
-    builtin: bool = True  # strategic merge patch applies; custom resources refuse it
-    has_status: bool = True  # status is a subresource, so writes to the object leave it alone
-    generation: bool = False  # metadata.generation counts changes outside metadata and status
-    scalable: bool = False
-    short_names: tuple[str, ...] = ()
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def group_resource(self) -> str:
-        """As error messages name it: `pods`, `deployments.apps`."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-
-RESOURCES = (
-    Resource("Pod", "pods", short_names=("po",)),
-    Resource("Node", "nodes", namespaced=False, short_names=("no",)),
-    Resource("Namespace", "namespaces", namespaced=False, short_names=("ns",)),
-    Resource("Event", "events", has_status=False, short_names=("ev",)),
-    Resource("Service", "services", short_names=("svc",)),
-    Resource("ConfigMap", "configmaps", has_status=False, short_names=("cm",)),
-    Resource("Deployment", "deployments", "apps", generation=True, scalable=True, short_names=("deploy",)),
-    Resource("ReplicaSet", "replicasets", "apps", generation=True, scalable=True, short_names=("rs",)),
-    Resource("StatefulSet", "statefulsets", "apps", generation=True, scalable=True, short_names=("sts",)),
-    Resource("DaemonSet", "daemonsets", "apps", generation=True, short_names=("ds",)),
-    Resource("HTTPRoute", "httproutes", GATEWAY, builtin=False, generation=True),
-)
-SCALE = Resource("Scale", "scale", "autoscaling")
 
 
 @dataclass(frozen=True)
@@ -131,25 +86,6 @@ class Write:
     at: datetime
 
 
-class ApiFailure(Exception):
-    """An error the server answers with a `Status` object."""
-
-    def __init__(self, code: int, message: str, *, details: Obj | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details
-
-    def status(self) -> Obj:
-        body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure"}
-        body |= {
-            "message": self.message,
-            "reason": _REASONS.get(self.code, "InternalError"),
-            "code": self.code,
-        }
-        return body | ({"details": self.details} if self.details is not None else {})
-
-
 @dataclass(frozen=True)
 class _Target:
     """What a request path names: a resource type, maybe a namespace, object and subresource."""
@@ -160,27 +96,7 @@ class _Target:
     sub: str | None
 
 
-def _details(res: Resource, name: str) -> Obj:
-    return {"name": name, "kind": res.plural} | ({"group": res.group} if res.group else {})
-
-
-def _not_found(res: Resource, name: str) -> ApiFailure:
-    return ApiFailure(404, f'{res.group_resource} "{name}" not found', details=_details(res, name))
-
-
-def _no_route() -> ApiFailure:
-    return ApiFailure(404, "the server could not find the requested resource", details={})
-
-
-def _conflict(res: Resource, name: str) -> ApiFailure:
-    message = (
-        f'Operation cannot be fulfilled on {res.group_resource} "{name}": the object has been modified; '
-        "please apply your changes to the latest version and try again"
-    )
-    return ApiFailure(409, message, details=_details(res, name))
-
-
-class KubernetesStandIn:
+class KubernetesStandIn(_Discovery):
     """The API server's REST surface over an in-memory store; `app` is the ASGI application to serve.
 
     `pod_logs` maps (namespace, pod, container) to log lines, oldest first; a line may start with an
@@ -495,273 +411,3 @@ class KubernetesStandIn:
             return gone
         details = _details(res, stored["metadata"]["name"]) | {"uid": stored["metadata"]["uid"]}
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}
-
-    # --- discovery ---------------------------------------------------------------------------------
-
-    async def _version(self, request: Request) -> Response:
-        return JSONResponse(VERSION)
-
-    async def _core_versions(self, request: Request) -> Response:
-        address = {"clientCIDR": "0.0.0.0/0", "serverAddress": request.url.netloc}
-        return JSONResponse(
-            {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [address]}
-        )
-
-    async def _core_resources(self, request: Request) -> Response:
-        return JSONResponse(_resource_list("", "v1"))
-
-    async def _groups(self, request: Request) -> Response:
-        groups = [_group_doc(group) for group in dict.fromkeys(r.group for r in RESOURCES if r.group)]
-        return JSONResponse({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
-
-    async def _group(self, request: Request) -> Response:
-        group = request.path_params["group"]
-        if not any(r.group == group for r in RESOURCES):
-            return JSONResponse(_no_route().status(), status_code=404)
-        return JSONResponse({"kind": "APIGroup", "apiVersion": "v1", **_group_doc(group)})
-
-    async def _group_resources(self, request: Request) -> Response:
-        group, version = request.path_params["group"], request.path_params["version"]
-        if not any(r.group == group and r.version == version for r in RESOURCES):
-            return JSONResponse(_no_route().status(), status_code=404)
-        return JSONResponse(_resource_list(group, version))
-
-
-# --- discovery documents ---------------------------------------------------------------------------
-
-
-def _resource_list(group: str, version: str) -> Obj:
-    entries: list[Obj] = []
-    for res in (r for r in RESOURCES if (r.group, r.version) == (group, version)):
-        verbs = ["delete", "get", "list", "patch", "update"]
-        names = {"name": res.plural, "singularName": res.kind.lower(), "shortNames": list(res.short_names)}
-        entries.append(names | {"namespaced": res.namespaced, "kind": res.kind, "verbs": verbs})
-        if res.kind == "Pod":
-            entries.append(
-                {"name": "pods/log", "singularName": "", "namespaced": True, "kind": "Pod", "verbs": ["get"]}
-            )
-        if res.scalable:
-            scale = {
-                "group": "autoscaling",
-                "version": "v1",
-                "kind": "Scale",
-                "verbs": ["get", "patch", "update"],
-            }
-            entries.append({"name": f"{res.plural}/scale", "singularName": "", "namespaced": True} | scale)
-    group_version = f"{group}/{version}" if group else version
-    return {
-        "kind": "APIResourceList",
-        "apiVersion": "v1",
-        "groupVersion": group_version,
-        "resources": entries,
-    }
-
-
-def _group_doc(group: str) -> Obj:
-    served = dict.fromkeys(r.version for r in RESOURCES if r.group == group)
-    versions = [{"groupVersion": f"{group}/{version}", "version": version} for version in served]
-    return {"name": group, "versions": versions, "preferredVersion": versions[0]}
-
-
-# --- write helpers ---------------------------------------------------------------------------------
-
-
-def _dry_run(method: str, query: QueryParams, body: bytes) -> bool:
-    """`dryRun=All` or nothing; any other value is refused as the real server refuses it: 422 Invalid."""
-    values = query.getlist("dryRun")
-    if method == "DELETE" and body.strip():
-        options = decode_json(body)
-        if isinstance(options, dict):
-            values += options.get("dryRun") or []
-    if any(value != "All" for value in values):
-        shown = "[]string{" + ", ".join(json.dumps(value) for value in values) + "}"
-        kind = _OPTIONS.get(method, "CreateOptions")
-        raise ApiFailure(
-            422,
-            f'{kind}.meta.k8s.io "" is invalid: dryRun: Unsupported value: {shown}: supported values: "All"',
-        )
-    return bool(values)
-
-
-def _check_identity(res: Resource, stored: Obj, candidate: Obj) -> None:
-    """A write may not rename, move or retype the object it addresses (400, as the server answers)."""
-    meta, before = candidate["metadata"], stored["metadata"]
-    kind, api_version = candidate.get("kind", res.kind), candidate.get("apiVersion", res.api_version)
-    if (kind, api_version) != (res.kind, res.api_version):
-        raise ApiFailure(
-            400, f"{api_version} {kind} does not match the {res.api_version} {res.kind} addressed"
-        )
-    if meta.get("name", before["name"]) != before["name"]:
-        name, url_name = meta.get("name"), before["name"]
-        raise ApiFailure(
-            400, f"the name of the object ({name}) does not match the name on the URL ({url_name})"
-        )
-    if res.namespaced and meta.get("namespace", before.get("namespace")) != before.get("namespace"):
-        raise ApiFailure(
-            400, "the namespace of the provided object does not match the namespace sent on the request"
-        )
-
-
-def _check_preconditions(res: Resource, stored: Obj, preconditions: Mapping[str, Any]) -> None:
-    meta = stored["metadata"]
-    for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
-        wanted = preconditions.get(field)
-        if wanted is not None and wanted != meta.get(field):
-            have = meta.get(field)
-            message = (
-                f"Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {have}"
-            )
-            raise ApiFailure(409, message, details=_details(res, meta["name"]))
-
-
-def _grace_period(pod: Obj, query: QueryParams, options: Mapping[str, Any]) -> int:
-    given = query.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
-    if given is None:
-        return int((pod.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
-    try:
-        return max(int(given), 0)
-    except ValueError as exc:
-        raise ApiFailure(400, f"gracePeriodSeconds: invalid value {given!r}") from exc
-
-
-def _mark_terminating(pod: Obj, grace: int, now: datetime) -> None:
-    if grace > 0:
-        pod["metadata"]["deletionTimestamp"] = _rfc3339(now + timedelta(seconds=grace))
-        pod["metadata"]["deletionGracePeriodSeconds"] = grace
-
-
-def _spec_part(obj: Obj) -> Obj:
-    return {key: value for key, value in obj.items() if key not in ("metadata", "status")}
-
-
-# --- log helpers -----------------------------------------------------------------------------------
-
-
-def _int_param(query: QueryParams, name: str) -> int | None:
-    value = query.get(name)
-    if value is None or value == "":
-        return None
-    try:
-        return int(value)
-    except ValueError as exc:
-        raise ApiFailure(400, f"{name}: invalid value {value!r}: not an integer") from exc
-
-
-def _log_container(pod: Obj, wanted: str | None) -> str:
-    """The container asked for, or the only one; several and none named is a 400, as on a real cluster."""
-    spec, name = pod.get("spec") or {}, pod["metadata"]["name"]
-    names = [str(c.get("name")) for c in spec.get("containers") or []]
-    others = (spec.get("initContainers") or []) + (spec.get("ephemeralContainers") or [])
-    if wanted:
-        if wanted not in names + [str(c.get("name")) for c in others]:
-            raise ApiFailure(400, f"container {wanted} is not valid for pod {name}")
-        return wanted
-    if len(names) != 1:
-        raise ApiFailure(
-            400, f"a container name must be specified for pod {name}, choose one of: [{' '.join(names)}]"
-        )
-    return names[0]
-
-
-@dataclass(frozen=True)
-class _LogOptions:
-    """PodLogOptions from the query string."""
-
-    previous: bool
-    timestamps: bool
-    tail: int | None
-    since: datetime | None
-    limit_bytes: int | None
-
-    @property
-    def suffix(self) -> str:
-        return PREVIOUS if self.previous else ""
-
-    @classmethod
-    def parse(cls, query: QueryParams, now: datetime) -> _LogOptions:
-        tail, seconds = _int_param(query, "tailLines"), _int_param(query, "sinceSeconds")
-        limit_bytes, since_time = _int_param(query, "limitBytes"), query.get("sinceTime")
-        problems = []
-        if seconds is not None and since_time:
-            problems.append("at most one of `sinceTime` or `sinceSeconds` may be specified")
-        for label, value in (("sinceSeconds", seconds), ("limitBytes", limit_bytes)):
-            if value is not None and value < 1:
-                problems.append(f"{label}: Invalid value: {value}: must be greater than 0")
-        if tail is not None and tail < 0:
-            problems.append(f"tailLines: Invalid value: {tail}: must be greater than or equal to 0")
-        if problems:
-            raise ApiFailure(422, "PodLogOptions is invalid: " + "; ".join(problems))
-        since = now - timedelta(seconds=seconds) if seconds is not None else _parse_time(since_time)
-        flags = {
-            name: query.get(name, "false").lower() in ("true", "1") for name in ("previous", "timestamps")
-        }
-        return cls(flags["previous"], flags["timestamps"], tail, since, limit_bytes)
-
-    def render(self, lines: list[str]) -> str:
-        """Tail first, then the time filter, as the kubelet reads a container log; stamps only if asked."""
-        picked = lines if self.tail is None else lines[max(len(lines) - self.tail, 0) :] if self.tail else []
-        out = []
-        for line in picked:
-            stamp, message = _split_stamp(line)
-            if self.since is None or stamp is None or stamp >= self.since:
-                out.append((line if self.timestamps else message) + "\n")
-        text = "".join(out)
-        if self.limit_bytes is not None:
-            text = text.encode()[: self.limit_bytes].decode("utf-8", "ignore")
-        return text
-
-
-def _split_stamp(line: str) -> tuple[datetime | None, str]:
-    found = _STAMP.match(line)
-    if not found:
-        return None, line
-    fraction = (found[2] or "")[:7]  # Python keeps microseconds; the kubelet writes nanoseconds
-    return datetime.fromisoformat(found[1] + fraction + found[3].replace("Z", "+00:00")), line[found.end() :]
-
-
-def _parse_time(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise ApiFailure(400, f"sinceTime: invalid value {text!r}: not an RFC 3339 time") from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-# --- normalisation of loaded objects ---------------------------------------------------------------
-
-
-def _rfc3339(moment: datetime) -> str:
-    aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _jsonable(value: Any, parent: str = "") -> Any:
-    """Plain JSON as the server would return it: YAML timestamps as RFC 3339, quantities as strings."""
-    if isinstance(value, datetime):
-        return _rfc3339(value)
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {
-            str(k): _quantity(v) if parent in _QUANTITY_MAPS else _jsonable(v, str(k))
-            for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_jsonable(item, parent) for item in value]
-    return value
-
-
-def _quantity(value: Any) -> Any:
-    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else _jsonable(value)
-
-
-def _check_string_maps(res: Resource, meta: Mapping[str, Any]) -> None:
-    """Labels and annotations are string maps; the real server would have refused anything else."""
-    for field in ("labels", "annotations"):
-        for key, value in (meta.get(field) or {}).items():
-            if not isinstance(value, str):
-                raise ValueError(
-                    f"{res.kind} {meta.get('name')}: metadata.{field}.{key} must be a string: {value!r}"
-                )

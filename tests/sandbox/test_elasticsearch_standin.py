@@ -15,7 +15,7 @@ import pytest
 from elasticsearch import BadRequestError, ConflictError, Elasticsearch, NotFoundError
 
 from bot.sandbox.elasticsearch import ElasticsearchStandIn
-from bot.sandbox.es_aggs import ml_standard_tokens
+from bot.sandbox.es_categorize import ml_standard_tokens
 from bot.sandbox.server import ServerThread
 
 NOW = datetime(2026, 6, 1, 11, 0, 30, tzinfo=UTC)

@@ -1,0 +1,412 @@
+"""The Web API methods the Slack stand-in answers, one handler per method, with Slack's own rules.
+
+Each handler takes the call's arguments and returns the body of an `ok` answer or raises
+`SlackError` with the code Slack would send (`name_taken`, `not_in_channel`, `invalid_blocks`, ...).
+They sit on top of the workspace state in `slack_state`; authentication, rate limiting and HTTP stay
+in `slack`, which looks handlers up in `_method_table`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.sandbox.slack_blocks import (
+    MESSAGE_BLOCK_LIMIT,
+    BlocksFormatError,
+    check_blocks,
+    check_view,
+    decode_blocks,
+)
+from bot.sandbox.slack_state import (
+    APP_ID,
+    BOT_ID,
+    TEAM_ID,
+    Answer,
+    Bookmark,
+    Channel,
+    Ephemeral,
+    Message,
+    OpenedView,
+    Params,
+    SlackError,
+    SlackFile,
+    SlackWorkspace,
+    _invalid_arguments,
+)
+
+CHANNEL_NAME = re.compile(r"[a-z0-9_-]+")
+MAX_CHANNEL_NAME = 80
+MAX_TOPIC = 250
+MAX_TEXT = 40_000
+MAX_ATTACHMENTS = 100
+MAX_BOOKMARKS = 100
+
+
+@dataclass(frozen=True)
+class _Args:
+    """One call's parameters with typed accessors; form bodies give strings, JSON bodies anything."""
+
+    params: Params
+    base_url: str
+
+    def get(self, key: str) -> str | None:
+        value = self.params.get(key)
+        if value is None or value == "":
+            return None
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str | int | float):
+            return str(value)
+        return json.dumps(value)
+
+    def need(self, key: str, error: str | None = None) -> str:
+        value = self.get(key)
+        if value is None:
+            raise SlackError(error) if error else _invalid_arguments(f"[ERROR] missing required field: {key}")
+        return value
+
+    def flag(self, key: str) -> bool:
+        value = self.params.get(key)
+        return value is True or (isinstance(value, str) and value.lower() in ("true", "1"))
+
+    def structured(self, key: str) -> Any:
+        """A JSON argument: a string in a form body, already decoded in a JSON body."""
+        value = self.params.get(key)
+        if not isinstance(value, str):
+            return value
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise _invalid_arguments(f"[ERROR] {key} must be valid JSON") from None
+
+    def csv(self, key: str, error: str) -> list[str]:
+        return [item.strip() for item in self.need(key, error).split(",") if item.strip()]
+
+
+Handler = Callable[[_Args], Answer]
+
+
+class SlackMethods(SlackWorkspace):
+    """The per-method handlers, working on the workspace state they inherit."""
+
+    def _blocks(self, args: _Args) -> list[Any] | None:
+        """Decoded, checked `blocks`, or None when absent; Block Kit violations answer invalid_blocks."""
+        raw = args.params.get("blocks")
+        if raw is None or raw == "":
+            return None
+        try:
+            blocks = decode_blocks(raw)
+        except BlocksFormatError:
+            raise SlackError("invalid_blocks_format") from None
+        errors = check_blocks(blocks, limit=MESSAGE_BLOCK_LIMIT)
+        if errors:
+            raise SlackError("invalid_blocks", response_metadata={"messages": errors})
+        return blocks
+
+    def _attachments(self, args: _Args) -> list[Any]:
+        attachments = args.structured("attachments") or []
+        if not isinstance(attachments, list):
+            raise _invalid_arguments("[ERROR] attachments must be an array")
+        if len(attachments) > MAX_ATTACHMENTS:
+            raise SlackError("too_many_attachments")
+        return attachments
+
+    # -- methods -----------------------------------------------------------------------------
+
+    def _method_table(self) -> dict[str, Handler]:
+        return {
+            "auth.test": self._auth_test,
+            "conversations.create": self._conversations_create,
+            "conversations.info": self._conversations_info,
+            "conversations.invite": self._conversations_invite,
+            "conversations.join": self._conversations_join,
+            "conversations.members": self._conversations_members,
+            "conversations.setTopic": self._set_text("topic"),
+            "conversations.setPurpose": self._set_text("purpose"),
+            "chat.postMessage": self._chat_post_message,
+            "chat.update": self._chat_update,
+            "chat.postEphemeral": self._chat_post_ephemeral,
+            "bookmarks.add": self._bookmarks_add,
+            "pins.add": self._pins_add,
+            "users.lookupByEmail": self._users_lookup_by_email,
+            "users.info": self._users_info,
+            "usergroups.users.list": self._usergroups_users_list,
+            "views.open": self._views_open,
+            "files.getUploadURLExternal": self._files_get_upload_url,
+            "files.completeUploadExternal": self._files_complete_upload,
+        }
+
+    def _auth_test(self, _args: _Args) -> Answer:
+        bot = self.users[self.bot_user_id]
+        return {
+            "url": "https://sandbox.slack.com/",
+            "team": "Sandbox",
+            "user": bot.name,
+            "team_id": TEAM_ID,
+            "user_id": bot.id,
+            "bot_id": BOT_ID,
+            "is_enterprise_install": False,
+        }
+
+    def _conversations_create(self, args: _Args) -> Answer:
+        name = args.need("name", "invalid_name_required")
+        if len(name) > MAX_CHANNEL_NAME:
+            raise SlackError("invalid_name_maxlength")
+        if not CHANNEL_NAME.fullmatch(name):
+            raise SlackError("invalid_name_specials")
+        if not name.strip("-_"):
+            raise SlackError("invalid_name_punctuation")
+        if self._by_name(name) is not None:
+            raise SlackError("name_taken")
+        channel = self._new_channel(
+            name, creator=self.bot_user_id, members=[self.bot_user_id], is_private=args.flag("is_private")
+        )
+        return {"channel": channel.to_api(self.bot_user_id)}
+
+    def _conversations_info(self, args: _Args) -> Answer:
+        return {"channel": self._channel(args.get("channel")).to_api(self.bot_user_id)}
+
+    def _conversations_invite(self, args: _Args) -> Answer:
+        channel = self._joined(args.get("channel"))
+        failures: list[Answer] = []
+        invited: list[str] = []
+        for user_id in args.csv("users", "no_user"):
+            error = self._invite_error(channel, user_id)
+            if error:
+                failures.append({"user": user_id, "ok": False, "error": error})
+            else:
+                invited.append(user_id)
+        if failures and not args.flag("force"):
+            raise SlackError(failures[0]["error"], errors=failures)
+        channel.members.extend(dict.fromkeys(invited))
+        answer: Answer = {"channel": channel.to_api(self.bot_user_id)}
+        if failures:
+            answer["errors"] = failures
+        return answer
+
+    def _invite_error(self, channel: Channel, user_id: str) -> str | None:
+        if user_id == self.bot_user_id:
+            return "cant_invite_self"
+        if user_id not in self.users:
+            return "user_not_found"
+        if user_id in channel.members:
+            return "already_in_channel"
+        return None
+
+    def _conversations_join(self, args: _Args) -> Answer:
+        channel = self._channel(args.get("channel"))
+        if channel.is_private or channel.is_im:
+            raise SlackError("method_not_supported_for_channel_type")
+        if self.bot_user_id in channel.members:
+            return {"channel": channel.to_api(self.bot_user_id), "warning": "already_in_channel"}
+        channel.members.append(self.bot_user_id)
+        return {"channel": channel.to_api(self.bot_user_id)}
+
+    def _conversations_members(self, args: _Args) -> Answer:
+        channel = self._channel(args.get("channel"))
+        return {"members": list(channel.members), "response_metadata": {"next_cursor": ""}}
+
+    def _set_text(self, attribute: str) -> Handler:
+        """conversations.setTopic / setPurpose: same rules, different field."""
+
+        def handler(args: _Args) -> Answer:
+            channel = self._joined(args.get("channel"))
+            value = args.get(attribute) or ""
+            if len(value) > MAX_TOPIC:
+                raise SlackError("too_long")
+            setattr(channel, attribute, value)
+            return {"channel": channel.to_api(self.bot_user_id)}
+
+        return handler
+
+    def _chat_post_message(self, args: _Args) -> Answer:
+        channel = self._post_target(args.get("channel"))
+        blocks = self._blocks(args)
+        attachments = self._attachments(args)
+        text = args.get("text") or ""
+        if not text and not blocks and not attachments:
+            raise SlackError("no_text")
+        message = Message(
+            ts=self._new_ts(),
+            user=self.bot_user_id,
+            bot_id=BOT_ID,
+            text=text[:MAX_TEXT],
+            blocks=blocks or [],
+            attachments=attachments,
+            thread_ts=self._thread_root(channel, args.get("thread_ts")),
+        )
+        channel.messages.append(message)
+        return {"channel": channel.id, "ts": message.ts, "message": message.to_api()}
+
+    def _thread_root(self, channel: Channel, thread_ts: str | None) -> str | None:
+        """Replying to a reply threads under its parent, as Slack does."""
+        if thread_ts is None:
+            return None
+        parent = channel.message(thread_ts)
+        return (parent.thread_ts or thread_ts) if parent else thread_ts
+
+    def _chat_update(self, args: _Args) -> Answer:
+        channel = self._channel(args.get("channel"))
+        message = channel.message(args.need("ts", "message_not_found"))
+        if message is None:
+            raise SlackError("message_not_found")
+        if message.user != self.bot_user_id:
+            raise SlackError("cant_update_message")
+        blocks = self._blocks(args)
+        text = args.get("text")
+        if text is None and blocks is None:
+            raise SlackError("no_text")
+        # Sending text without blocks drops the old blocks, as it does on Slack.
+        message.blocks = blocks or []
+        message.text = (text or "")[:MAX_TEXT]
+        message.edited = True
+        return {"channel": channel.id, "ts": message.ts, "text": message.text, "message": message.to_api()}
+
+    def _chat_post_ephemeral(self, args: _Args) -> Answer:
+        channel = self._post_target(args.get("channel"))
+        user = self._user(args.need("user", "user_not_found"))
+        if user.id not in channel.members:
+            raise SlackError("user_not_in_channel")
+        blocks = self._blocks(args)
+        text = args.get("text") or ""
+        if not text and not blocks:
+            raise SlackError("no_text")
+        ephemeral = Ephemeral(
+            ts=self._new_ts(),
+            user=user.id,
+            text=text[:MAX_TEXT],
+            blocks=blocks or [],
+            thread_ts=args.get("thread_ts"),
+        )
+        channel.ephemerals.append(ephemeral)
+        return {"message_ts": ephemeral.ts}
+
+    def _bookmarks_add(self, args: _Args) -> Answer:
+        channel = self._channel(args.get("channel_id"))
+        title = args.need("title")
+        if args.need("type") != "link":
+            raise SlackError("invalid_bookmark_type")
+        link = args.get("link") or ""
+        if not link.startswith(("http://", "https://")):
+            raise SlackError("invalid_link")
+        if len(channel.bookmarks) >= MAX_BOOKMARKS:
+            raise SlackError("too_many_bookmarks")
+        bookmark = Bookmark(
+            id=self._new_id("Bk"),
+            channel_id=channel.id,
+            title=title,
+            type="link",
+            link=link,
+            emoji=args.get("emoji"),
+            date_created=int(time.time()),
+        )
+        channel.bookmarks.append(bookmark)
+        return {"bookmark": bookmark.to_api()}
+
+    def _pins_add(self, args: _Args) -> Answer:
+        channel = self._channel(args.get("channel"))
+        ts = args.need("timestamp", "no_item_specified")
+        if channel.message(ts) is None:
+            raise SlackError("message_not_found")
+        if ts in channel.pins:
+            raise SlackError("already_pinned")
+        channel.pins.append(ts)
+        return {}
+
+    def _users_lookup_by_email(self, args: _Args) -> Answer:
+        email = args.need("email", "users_not_found").lower()
+        for user in self.users.values():
+            if user.email and user.email.lower() == email:
+                return {"user": user.to_api()}
+        raise SlackError("users_not_found")
+
+    def _users_info(self, args: _Args) -> Answer:
+        return {"user": self._user(args.get("user")).to_api()}
+
+    def _usergroups_users_list(self, args: _Args) -> Answer:
+        members = self.usergroups.get(args.need("usergroup", "no_such_subteam"))
+        if members is None:
+            raise SlackError("no_such_subteam")
+        return {"users": list(members)}
+
+    def _views_open(self, args: _Args) -> Answer:
+        trigger_id = args.need("trigger_id")
+        if any(opened.trigger_id == trigger_id for opened in self.views):
+            raise SlackError("exchanged_trigger_id")
+        view = args.structured("view")
+        if not isinstance(view, dict):
+            raise _invalid_arguments("[ERROR] must provide an object [json-pointer:/view]")
+        errors = check_view(view)
+        if errors:
+            raise _invalid_arguments(*errors)
+        opened = OpenedView(id=self._new_id("V"), trigger_id=trigger_id, view=view)
+        self.views.append(opened)
+        return {"view": self._view_answer(opened)}
+
+    def _view_answer(self, opened: OpenedView) -> Answer:
+        return {
+            "callback_id": "",
+            "private_metadata": "",
+            "external_id": "",
+            **opened.view,
+            "id": opened.id,
+            "team_id": TEAM_ID,
+            "state": {"values": {}},
+            "hash": f"{int(time.time())}.{opened.id}",
+            "root_view_id": opened.id,
+            "app_id": APP_ID,
+            "bot_id": BOT_ID,
+        }
+
+    def _files_get_upload_url(self, args: _Args) -> Answer:
+        filename = args.need("filename")
+        length = args.need("length")
+        if not length.isdigit():
+            raise _invalid_arguments("[ERROR] length must be an integer")
+        upload = SlackFile(id=self._new_id("F"), name=filename, length=int(length))
+        self.files[upload.id] = upload
+        return {"upload_url": f"{args.base_url}/_sandbox/upload/{upload.id}", "file_id": upload.id}
+
+    def _files_complete_upload(self, args: _Args) -> Answer:
+        entries = args.structured("files")
+        if not isinstance(entries, list) or not entries:
+            raise _invalid_arguments("[ERROR] missing required field: files")
+        uploads = [self._uploaded(entry) for entry in entries]
+        channel_id = args.get("channel_id")
+        if channel_id is not None:
+            self._share(uploads, self._sharing_target(channel_id), args)
+        return {"files": [upload.to_api() for upload in uploads]}
+
+    def _uploaded(self, entry: object) -> SlackFile:
+        spec = entry if isinstance(entry, dict) else {}
+        upload = self.files.get(str(spec.get("id", "")))
+        if upload is None or upload.content is None:
+            raise SlackError("file_not_found")
+        upload.title = str(spec.get("title") or upload.title or upload.name)
+        return upload
+
+    def _sharing_target(self, channel_id: str) -> Channel:
+        channel = self._channel(channel_id, error="invalid_channel")
+        if self.bot_user_id not in channel.members:
+            raise SlackError("not_in_channel")
+        return channel
+
+    def _share(self, uploads: list[SlackFile], channel: Channel, args: _Args) -> None:
+        """Files land in the channel as one message carrying `initial_comment`, as on Slack."""
+        for upload in uploads:
+            upload.channels.append(channel.id)
+            channel.files.append(upload.id)
+        message = Message(
+            ts=self._new_ts(),
+            user=self.bot_user_id,
+            bot_id=BOT_ID,
+            text=args.get("initial_comment") or "",
+            files=[upload.id for upload in uploads],
+            thread_ts=self._thread_root(channel, args.get("thread_ts")),
+        )
+        channel.messages.append(message)

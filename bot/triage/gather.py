@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from bot.alertmanager import WebhookPayload
-from bot.triage.scope import IncidentScope, matchers, resolve
+from bot.triage.scope import IncidentScope, namespace_of, resolve
 from tools.elasticsearch import LogScope, LogTool
 from tools.gpu import GpuTool
 from tools.kubernetes import KubeTool, Topology
@@ -57,16 +57,6 @@ MISSING = {
     Source.KUBERNETES: "not configured (set KUBERNETES_API_URL or KUBECONFIG)",
     Source.GPU: "NVML not available on this host",
 }
-
-
-def namespace_of(alert: WebhookPayload, default: str | None) -> str:
-    if alert.label("namespace"):
-        return str(alert.label("namespace"))
-    for a in alert.alerts:
-        found = matchers(a.query).get("namespace")
-        if found:
-            return found[0]
-    return default or "default"
 
 
 def gather(

@@ -76,14 +76,24 @@ def _owner(obj: dict[str, Any], kind: str) -> str | None:
     return None
 
 
+def namespace_of(alert: WebhookPayload, default: str | None) -> str:
+    """The alert's namespace label, else its PromQL's namespace matcher, else `default`."""
+    if alert.label("namespace"):
+        return str(alert.label("namespace"))
+    for a in alert.alerts:
+        found = matchers(a.query).get("namespace")
+        if found:
+            return found[0]
+    return default or "default"
+
+
 def resolve(alert: WebhookPayload, topology: Topology | None, *, namespace: str | None) -> IncidentScope:
     """Walk from the alert's names to the objects that serve them."""
     from_expr: dict[str, list[str]] = {}
     for a in alert.alerts:
         for key, values in matchers(a.query).items():
             from_expr.setdefault(key, []).extend(values)
-    expr_ns = from_expr.get("namespace", [])
-    ns = alert.label("namespace") or (expr_ns[0] if expr_ns else None) or namespace or "default"
+    ns = namespace_of(alert, namespace)
     names = {v for key in NAME_KEYS for v in [alert.label(key), *from_expr.get(key, [])] if v}
     # Envoy Gateway names its clusters httproute/<namespace>/<route>/rule/<n>: the route is in there.
     for cluster in [alert.label("envoy_cluster_name"), *from_expr.get("envoy_cluster_name", [])]:

@@ -59,42 +59,8 @@ def category_of(code: str) -> str:
 
 def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: datetime) -> Decision:
     rollout = _rollout(evidence)
-    symptoms_start = _symptoms_start(evidence, alert_start)
-    model_rollout = _model_rollout(rollout, findings, evidence, symptoms_start)
-    if model_rollout is not None:
-        return model_rollout
-    imbalance = _routing_imbalance(evidence)
-    if imbalance is not None:
-        return Decision(
-            code="GW_ROUTING",
-            category="operational",
-            layer="GW",
-            cause=imbalance,
-            findings=findings,
-            rollout=rollout,
-            rule="routing imbalance (429 shortcut)",
-            reasons=[
-                "routing imbalance: traffic is skewed onto one backend, which throttles (429) or queues "
-                "while its peers have room"
-            ],
-        )
-    specific = [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES and not f.symptom]
-    specific = specific or [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES]
-    biz = [f for f in findings if f.layer == "BIZ"]
-    if biz and _biz_dominates(biz, findings, evidence):
-        cause = _most_specific_biz(biz)
-        return Decision(
-            code=cause.code,
-            category="operational",
-            layer="BIZ",
-            cause=cause,
-            findings=findings,
-            rollout=rollout,
-            rule="SLO burning on caller errors",
-        )
-    if specific:
-        cause = earliest(specific)
-        cause = _timeout_split(cause, evidence)
+
+    def decided(cause: Finding, rule: str, reasons: list[str] | None = None) -> Decision:
         return Decision(
             code=cause.code,
             category=category_of(cause.code),
@@ -102,20 +68,34 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
             cause=cause,
             findings=findings,
             rollout=rollout,
-            rule="earliest cause",
+            rule=rule,
+            reasons=reasons or [],
         )
-    timeouts = [f for f in findings if f.code in TIMEOUT_CODES]
-    symptom = _symptom_rule(timeouts, evidence)
+
+    symptoms_start = _symptoms_start(evidence, alert_start)
+    model_rollout = _model_rollout(rollout, findings, evidence, symptoms_start)
+    if model_rollout is not None:
+        return model_rollout
+    imbalance = _routing_imbalance(evidence)
+    if imbalance is not None:
+        return decided(
+            imbalance,
+            "routing imbalance (429 shortcut)",
+            [
+                "routing imbalance: traffic is skewed onto one backend, which throttles (429) or queues "
+                "while its peers have room"
+            ],
+        )
+    biz = [f for f in findings if f.layer == "BIZ"]
+    if biz and _biz_dominates(biz, findings, evidence):
+        return decided(_most_specific_biz(biz), "SLO burning on caller errors")
+    specific = [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES and not f.symptom]
+    specific = specific or [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES]
+    if specific:
+        return decided(_timeout_split(earliest(specific), evidence), "earliest cause")
+    symptom = _symptom_rule([f for f in findings if f.code in TIMEOUT_CODES], evidence)
     if symptom is not None:
-        return Decision(
-            code=symptom.code,
-            category=category_of(symptom.code),
-            layer=symptom.layer,
-            cause=symptom,
-            findings=findings,
-            rollout=rollout,
-            rule="symptom rule",
-        )
+        return decided(symptom, "symptom rule")
     return Decision(
         code="UNATTRIBUTED",
         category=_fallback_category(evidence),

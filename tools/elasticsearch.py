@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from elasticsearch import Elasticsearch
 
-from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded
+from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded, parse_time
 
 PROBLEM_LEVELS = [
     "warn",
@@ -89,14 +89,6 @@ def _iso(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def _time(value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, int | float):
-        return datetime.fromtimestamp(value / 1000, UTC)
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-
-
 class LogTool:
     """Aggregated views of the logs in the incident window."""
 
@@ -165,8 +157,8 @@ class LogTool:
     def _signature(self, bucket: dict[str, Any], total: int, text: str, window: Window) -> Evidence:
         key = str(bucket["key"])
         count = int(bucket["doc_count"])
-        first = _time(bucket["first_seen"].get("value_as_string") or bucket["first_seen"].get("value"))
-        last = _time(bucket["last_seen"].get("value_as_string") or bucket["last_seen"].get("value"))
+        first = parse_time(bucket["first_seen"].get("value_as_string") or bucket["first_seen"].get("value"))
+        last = parse_time(bucket["last_seen"].get("value_as_string") or bucket["last_seen"].get("value"))
         pods = [b["key"] for b in bucket["pods"]["buckets"]]
         nodes = [b["key"] for b in bucket["nodes"]["buckets"]]
         levels = [b["key"] for b in bucket["levels"]["buckets"]]
@@ -238,7 +230,9 @@ class LogTool:
             )
         for bucket in got["aggregations"]["pods"]["buckets"]:
             node = next((b["key"] for b in bucket["node"]["buckets"]), "")
-            first = _time(bucket["first_seen"].get("value_as_string") or bucket["first_seen"].get("value"))
+            first = parse_time(
+                bucket["first_seen"].get("value_as_string") or bucket["first_seen"].get("value")
+            )
             evidence.append(
                 Evidence(
                     id=f"logs:volume:pod:{bucket['key']}",
@@ -276,7 +270,9 @@ class LogTool:
         evidence = []
         for bucket in got["aggregations"]["codes"]["buckets"]:
             code = str(bucket["key"])
-            first = _time(bucket["first_seen"].get("value_as_string") or bucket["first_seen"].get("value"))
+            first = parse_time(
+                bucket["first_seen"].get("value_as_string") or bucket["first_seen"].get("value")
+            )
             pods = [b["key"] for b in bucket["pods"]["buckets"]]
             share = bucket["doc_count"] / total
             evidence.append(
@@ -313,7 +309,7 @@ class LogTool:
                     query=body,
                     summary=f"{source.get('@timestamp')} {pod}: {str(source.get('message', ''))[:200]}",
                     value=None,
-                    at=_time(source.get("@timestamp")),
+                    at=parse_time(source.get("@timestamp")),
                     link=self.link(f'message:"{text}"', window),
                     labels={"kind": "hit", "pod": pod},
                 )

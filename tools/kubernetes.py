@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from kubernetes import client as k8s
 
-from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded
+from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded, parse_time
 
 REVISION = "deployment.kubernetes.io/revision"
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -28,14 +28,6 @@ def api_client(url: str, *, token: str | None = None, verify_ssl: bool = True) -
     if token:
         config.api_key = {"authorization": f"Bearer {token}"}
     return k8s.ApiClient(config)
-
-
-def _time(value: Any) -> datetime | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
 @dataclass
@@ -122,7 +114,7 @@ class KubeTool:
             if not owned:
                 continue
             newest = owned[-1]
-            created = _time(newest["metadata"].get("creationTimestamp"))
+            created = parse_time(newest["metadata"].get("creationTimestamp"))
             if created is None or not (window.start <= created <= window.as_of):
                 continue
             previous = owned[-2] if len(owned) > 1 else None
@@ -227,7 +219,7 @@ class KubeTool:
                 restarts += int(cs.get("restartCount") or 0)
                 terminated = ((cs.get("lastState") or {}).get("terminated")) or {}
                 if terminated.get("reason"):
-                    finished = _time(terminated.get("finishedAt"))
+                    finished = parse_time(terminated.get("finishedAt"))
                     problems.append(
                         f"{cs.get('name')} last terminated {terminated['reason']} "
                         f"(exit {terminated.get('exitCode')})"
@@ -284,7 +276,7 @@ class KubeTool:
             for cond in status.get("conditions") or []:
                 healthy = "True" if cond.get("type") == "Ready" else "False"
                 if cond.get("status") != healthy:
-                    since = _time(cond.get("lastTransitionTime"))
+                    since = parse_time(cond.get("lastTransitionTime"))
                     problems.append(
                         f"{cond.get('type')}={cond.get('status')} ({cond.get('reason', '')})"
                         + (f" since {since:%H:%M:%S}Z" if since else "")
@@ -363,11 +355,11 @@ def _owned_by(obj: dict[str, Any], kind: str, name: str) -> bool:
 
 
 def _event_times(event: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
-    first = _time(event.get("firstTimestamp")) or _time(event.get("eventTime"))
-    last = _time(event.get("lastTimestamp")) or _time(event.get("eventTime")) or first
+    first = parse_time(event.get("firstTimestamp")) or parse_time(event.get("eventTime"))
+    last = parse_time(event.get("lastTimestamp")) or parse_time(event.get("eventTime")) or first
     series = event.get("series") or {}
     if series.get("lastObservedTime"):
-        last = _time(series["lastObservedTime"])
+        last = parse_time(series["lastObservedTime"])
     return first, last
 
 

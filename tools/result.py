@@ -11,7 +11,7 @@ from __future__ import annotations
 import concurrent.futures
 import hashlib
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -127,6 +127,17 @@ class ToolResult(BaseModel):
     @classmethod
     def from_gap(cls, gap: Gap) -> ToolResult:
         return cls(status=Status.ERROR, gap=gap)
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A backend's time: RFC 3339 text ("Z" or offset), epoch milliseconds, or a datetime; None if absent."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value / 1000, UTC)
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
 def describe_error(exc: BaseException) -> str:

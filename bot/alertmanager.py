@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.domain import AlertStatus
-from bot.errors import PayloadError
+from bot.errors import PayloadError, validation_reasons
 
 # Alertmanager writes Go's zero time for alerts that have not ended.
 GO_ZERO_YEAR = 1
@@ -117,9 +117,7 @@ def parse_payload(body: bytes) -> WebhookPayload:
     try:
         return WebhookPayload.model_validate(data)
     except ValidationError as exc:
-        reasons = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()[:10]
-        )
+        reasons = "; ".join(validation_reasons(exc, limit=10))
         raise PayloadError(f"not an Alertmanager v4 payload: {reasons}") from exc
 
 

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from bot.app import Deps
 from bot.domain import Category, IncidentStatus, Severity
-from bot.errors import BotError, PayloadError
+from bot.errors import BotError, PayloadError, validation_reasons
 from bot.http import bearer_ok, error_response, unauthorized
 
 
@@ -89,9 +89,7 @@ def routes(deps: Deps) -> list[Route]:
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 return error_response(PayloadError(f"body is not valid JSON: {exc}"))
             except ValidationError as exc:
-                reasons = "; ".join(
-                    f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
-                )
+                reasons = "; ".join(validation_reasons(exc))
                 return error_response(PayloadError(reasons))
             except BotError as exc:
                 return error_response(exc)

@@ -12,6 +12,8 @@ Each error carries the text a user should read; entry points (HTTP, CLI, Slack) 
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class BotError(Exception):
     """Base of every error the bot raises on purpose."""
@@ -49,3 +51,8 @@ class StoreError(BotError):
     """The database is unreachable or its schema is not usable."""
 
     http_status = 503
+
+
+def validation_reasons(exc: ValidationError, *, limit: int | None = None) -> list[str]:
+    """`field.path: message` for each of a validation's errors (`body` when it is the whole input)."""
+    return [f"{'.'.join(str(p) for p in err['loc']) or 'body'}: {err['msg']}" for err in exc.errors()[:limit]]

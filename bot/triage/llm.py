@@ -16,6 +16,7 @@ from openai import OpenAI, OpenAIError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.actions.catalog import CATALOG, ActionKind
+from bot.errors import validation_reasons
 from bot.triage.gather import Backends, prometheus_scope
 from bot.triage.graph import TriageState
 from bot.triage.model import ProposedAction, Verdict
@@ -300,7 +301,7 @@ class LlmReviewer:
         try:
             answer = Answer.model_validate_json(match.group(0))
         except ValidationError as exc:
-            return None, [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5]]
+            return None, validation_reasons(exc, limit=5)
         problems: list[str] = []
         codes = code_meanings()
         if answer.category not in CATEGORIES:

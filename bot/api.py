@@ -16,9 +16,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.app import Deps
+from bot.deps import Deps
 from bot.domain import Category, IncidentStatus, Severity
-from bot.errors import BotError, PayloadError, validation_reasons
+from bot.errors import BotError, ForbiddenError, PayloadError, validation_reasons
 from bot.http import bearer_ok, error_response, unauthorized
 
 
@@ -51,8 +51,14 @@ class ResolveBody(_Body):
     reason: str = Field(min_length=1, max_length=4000)
 
 
+class TriageRun(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    incident_id: int
+    run: int
+
+
 def routes(deps: Deps) -> list[Route]:
-    svc = deps.incidents
+    svc = deps.services.incidents
     token = deps.settings.api_token
 
     async def list_incidents(request: Request) -> Response:
@@ -80,7 +86,7 @@ def routes(deps: Deps) -> list[Route]:
     ) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             if token is None:
-                return JSONResponse({"error": "incident writes are disabled: set API_TOKEN"}, 403)
+                return error_response(ForbiddenError("incident writes are disabled: set API_TOKEN"))
             if not bearer_ok(request, token):
                 return unauthorized()
             try:
@@ -129,6 +135,11 @@ def routes(deps: Deps) -> list[Route]:
         Route(
             "/api/incidents/{id:int}/notes",
             write(NoteBody, lambda i, b: svc.add_note(i, b.text, actor=b.actor)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/incidents/{id:int}/triage",
+            write(_Body, lambda i, b: TriageRun(incident_id=i, run=svc.request_triage(i, actor=b.actor))),
             methods=["POST"],
         ),
         Route(

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bot.domain import Severity
 from bot.errors import ConfigError
-from bot.yamlpos import compose, describe
+from tools.yamlpos import compose, describe
 
 SLACK_PRINCIPAL = re.compile(r"^(?:[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,}|[^@\s]+@[^@\s]+\.[^@\s]+)$")
 DURATION = re.compile(r"^\d+[smhdw]$")

@@ -1,12 +1,18 @@
-"""Typed domain objects that travel between intake, store, worker and the entry points."""
+"""Typed domain objects that travel between intake, store, worker, triage and the entry points.
+
+The triage result is the contract other people rely on (the JSON of `triage --json`, `eval` and
+`incidents show --json`); its field names follow it exactly.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from bot.actions.catalog import ActionKind
 
 
 class IncidentStatus(StrEnum):
@@ -54,7 +60,9 @@ class EventKind(StrEnum):
     NOTE = "note"
     RESOLVED = "resolved"
     ANNOUNCED = "announced"
+    TRIAGE_REQUESTED = "triage_requested"
     TRIAGED = "triaged"
+    TRIAGE_POSTED = "triage_posted"
 
 
 class Frozen(BaseModel):
@@ -116,14 +124,83 @@ class Incident(Frozen):
     resolved_by: str | None
     resolution: str | None
     labels: dict[str, str]
+    announced_at: datetime | None = None
+    triage_runs: int = 0
+
+
+class IncidentSummary(Frozen):
+    """The incident as the triage result shows it (the incident's values, not the raw labels)."""
+
+    service: str | None = None
+    model: str | None = None
+    namespace: str | None = None
+    started_at: datetime | None = None
+    severity: str | None = None
+
+
+class ProposedAction(Frozen):
+    """One reversible action of the catalog, with a target taken from the evidence."""
+
+    kind: ActionKind
+    target: str
+    namespace: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    reversible: bool = True
+    undo: str = ""
+    rationale: str = ""
+
+
+class TimelineEntry(Frozen):
+    """One onset the tools saw, for the triage's timeline across layers."""
+
+    at: datetime
+    layer: str | None
+    what: str
+    evidence: str
+
+
+class TriageResult(Frozen):
+    """What every triage produces and stores; `public()` is the triage result JSON."""
+
+    incident: IncidentSummary
+    category: Category
+    code: str
+    layer: str | None
+    hypothesis: str
+    confidence: float = Field(ge=0, le=1)
+    evidence: list[dict[str, Any]]
+    blast_radius: str
+    actions: list[ProposedAction]
+    runbook: str | None
+    engine: Literal["rules", "llm"] = "rules"
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    gaps: list[str] = Field(default_factory=list)
+    timeline: list[TimelineEntry] = Field(default_factory=list)
+    scope: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+    attribution: dict[str, Any] = Field(default_factory=dict)
+
+    def public(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class StoredTriage(Frozen):
+    """One triage run of an incident, as stored: run 1 at opening, one more per re-run."""
+
+    incident_id: int
+    run: int
+    created_at: datetime
+    posted_at: datetime | None
+    result: TriageResult
 
 
 class IncidentDetail(Frozen):
-    """An incident with its alerts and timeline, for `show` and the API."""
+    """An incident with its alerts, timeline and latest triage, for `show` and the API."""
 
     incident: Incident
     alerts: list[Alert]
     timeline: list[TimelineEvent]
+    triage: TriageResult | None = None
 
 
 class IntakeOutcome(StrEnum):

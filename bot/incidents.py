@@ -1,6 +1,8 @@
-"""Incident lifecycle: open, acknowledge, severity, category, notes, resolve, list, get.
+"""The incident service: what every entry point (API, CLI, worker, Slack) reads and changes.
 
-Every change writes a timeline event carrying its actor and time, in the same transaction.
+Reads return domain objects; each change is one transaction on the incident's locked row that
+calls the matching `Lifecycle` transition, so nothing outside this module and the lifecycle
+touches rows or sessions.
 """
 
 from __future__ import annotations
@@ -8,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -17,54 +18,31 @@ from bot.clock import Clock, utc_now
 from bot.domain import (
     Alert,
     Category,
-    EventKind,
     Incident,
     IncidentDetail,
     IncidentStatus,
     Severity,
+    StoredTriage,
     TimelineEvent,
+    TriageResult,
 )
 from bot.errors import InvalidTransitionError, NotFoundError
+from bot.lifecycle import Lifecycle, actor_of
 from bot.store.db import Database
-from bot.store.models import AlertRow, IncidentRow, TimelineEventRow
-
-MAX_NOTE = 4000
-
-
-def add_event(
-    session: Session,
-    *,
-    incident_id: int,
-    at: datetime,
-    actor: str,
-    kind: EventKind,
-    text: str,
-    data: dict[str, Any] | None = None,
-) -> None:
-    """Append one timeline event (the caller's transaction commits it with the change)."""
-    session.add(
-        TimelineEventRow(
-            incident_id=incident_id, at=at, actor=actor, kind=kind.value, text=text, data=data or {}
-        )
-    )
-
-
-def _actor(actor: str) -> str:
-    actor = actor.strip()
-    if not actor:
-        raise InvalidTransitionError("every change needs an actor (who is doing this?)")
-    return actor[:200]
+from bot.store.models import AlertRow, IncidentRow, TimelineEventRow, TriageRow
 
 
 class IncidentService:
-    """The lifecycle operations every entry point (API, CLI, Slack) goes through."""
+    """Reads and lifecycle changes of incidents, each change with its actor and time."""
 
-    def __init__(self, db: Database, *, clock: Clock = utc_now) -> None:
+    def __init__(self, db: Database, lifecycle: Lifecycle, *, clock: Clock = utc_now) -> None:
         self._db = db
+        self._lifecycle = lifecycle
         self._clock = clock
 
     # -- reads ---------------------------------------------------------------------------------
     def get(self, incident_id: int) -> IncidentDetail:
+        """The incident with its alerts, its timeline and its latest triage."""
         with self._db.reader() as session:
             row = session.get(IncidentRow, incident_id)
             if row is None:
@@ -77,10 +55,12 @@ class IncidentService:
                 .where(TimelineEventRow.incident_id == incident_id)
                 .order_by(TimelineEventRow.at, TimelineEventRow.id)
             ).all()
+            latest = _triage(session, incident_id, None)
             return IncidentDetail(
                 incident=Incident.model_validate(row),
                 alerts=[Alert.model_validate(a) for a in alerts],
                 timeline=[TimelineEvent.model_validate(e) for e in events],
+                triage=latest.result if latest else None,
             )
 
     def list(
@@ -95,7 +75,12 @@ class IncidentService:
         with self._db.reader() as session:
             return [Incident.model_validate(r) for r in session.scalars(stmt).all()]
 
-    # -- writes --------------------------------------------------------------------------------
+    def triage(self, incident_id: int, run: int | None = None) -> StoredTriage | None:
+        """One stored triage run (the latest when `run` is None), or None when not stored yet."""
+        with self._db.reader() as session:
+            return _triage(session, incident_id, run)
+
+    # -- what responders do --------------------------------------------------------------------
     def declare(
         self,
         *,
@@ -106,8 +91,8 @@ class IncidentService:
         model: str | None = None,
         namespace: str | None = None,
     ) -> Incident:
-        """Open an incident by hand (no alert group behind it)."""
-        actor = _actor(actor)
+        """Open an incident by hand; it is announced and triaged like one opened by an alert."""
+        actor = actor_of(actor)
         title = title.strip()
         if not title:
             raise InvalidTransitionError("an incident needs a title")
@@ -123,106 +108,72 @@ class IncidentService:
                 labels={},
                 started_at=now,
                 opened_at=now,
+                triage_runs=0,
             )
             session.add(row)
             session.flush()
-            add_event(
-                session,
-                incident_id=row.id,
-                at=now,
-                actor=actor,
-                kind=EventKind.OPENED,
-                text=f"declared by {actor}: {row.title}",
-                data={"severity": severity.value},
-            )
+            self._lifecycle.declare(session, row, actor=actor)
             return Incident.model_validate(row)
 
     def acknowledge(self, incident_id: int, *, actor: str) -> Incident:
-        actor = _actor(actor)
+        actor = actor_of(actor)
         with self._change(incident_id) as (session, row, now):
-            if row.status != IncidentStatus.OPEN.value:
-                raise InvalidTransitionError(f"incident {incident_id} is {row.status}, not open")
-            row.status = IncidentStatus.ACKNOWLEDGED.value
-            row.acknowledged_at, row.acknowledged_by = now, actor
-            add_event(
-                session,
-                incident_id=row.id,
-                at=now,
-                actor=actor,
-                kind=EventKind.ACKNOWLEDGED,
-                text=f"acknowledged by {actor}",
-            )
+            self._lifecycle.acknowledge(session, row, actor=actor, now=now)
         return Incident.model_validate(row)
 
     def set_severity(self, incident_id: int, severity: Severity, *, actor: str) -> Incident:
-        actor = _actor(actor)
+        actor = actor_of(actor)
         with self._change(incident_id) as (session, row, now):
-            self._not_resolved(row)
-            old = row.severity
-            if old == severity.value:
-                return Incident.model_validate(row)
-            row.severity = severity.value
-            add_event(
-                session,
-                incident_id=row.id,
-                at=now,
-                actor=actor,
-                kind=EventKind.SEVERITY_CHANGED,
-                text=f"severity {old} → {severity.value}",
-                data={"from": old, "to": severity.value},
-            )
+            self._lifecycle.set_severity(session, row, severity, actor=actor, now=now)
         return Incident.model_validate(row)
 
     def tag_category(self, incident_id: int, category: Category, *, actor: str) -> Incident:
-        """Tag the category (allowed after resolution too: the final tag is often set then)."""
-        actor = _actor(actor)
+        actor = actor_of(actor)
         with self._change(incident_id) as (session, row, now):
-            old = row.category
-            row.category = category.value
-            add_event(
-                session,
-                incident_id=row.id,
-                at=now,
-                actor=actor,
-                kind=EventKind.CATEGORY_TAGGED,
-                text=f"category {old or 'untagged'} → {category.value}",
-                data={"from": old, "to": category.value},
-            )
+            self._lifecycle.tag_category(session, row, category, actor=actor, now=now)
         return Incident.model_validate(row)
 
     def add_note(self, incident_id: int, text: str, *, actor: str) -> TimelineEvent:
-        actor = _actor(actor)
-        text = text.strip()
-        if not text:
-            raise InvalidTransitionError("a note cannot be empty")
-        if len(text) > MAX_NOTE:
-            raise InvalidTransitionError(f"a note is limited to {MAX_NOTE} characters")
+        actor = actor_of(actor)
         with self._change(incident_id) as (session, row, now):
-            event = TimelineEventRow(
-                incident_id=row.id, at=now, actor=actor, kind=EventKind.NOTE.value, text=text, data={}
-            )
-            session.add(event)
-            session.flush()
+            event = self._lifecycle.add_note(session, row, text, actor=actor, now=now)
         return TimelineEvent.model_validate(event)
 
     def resolve(self, incident_id: int, *, reason: str, actor: str) -> Incident:
-        actor = _actor(actor)
-        reason = reason.strip()
-        if not reason:
-            raise InvalidTransitionError("resolving needs a reason")
+        actor = actor_of(actor)
         with self._change(incident_id) as (session, row, now):
-            self._not_resolved(row)
-            row.status = IncidentStatus.RESOLVED.value
-            row.resolved_at, row.resolved_by, row.resolution = now, actor, reason[:4000]
-            add_event(
-                session,
-                incident_id=row.id,
-                at=now,
-                actor=actor,
-                kind=EventKind.RESOLVED,
-                text=f"resolved by {actor}: {reason}",
-            )
+            self._lifecycle.resolve(session, row, reason=reason, actor=actor, now=now)
         return Incident.model_validate(row)
+
+    def request_triage(self, incident_id: int, *, actor: str) -> int:
+        """Queue a new triage run of the incident; returns the run's number."""
+        actor = actor_of(actor)
+        with self._change(incident_id) as (session, row, now):
+            return self._lifecycle.request_triage(session, row, actor=actor, now=now)
+
+    # -- what the worker records ---------------------------------------------------------------
+    def record_announcement(self, incident_id: int, *, text: str, data: dict[str, object]) -> bool:
+        """The announcement went out; False when it had been recorded already."""
+        with self._change(incident_id) as (session, row, now):
+            return self._lifecycle.announced(session, row, now=now, text=text, data=dict(data))
+
+    def record_triage(self, incident_id: int, run: int, result: TriageResult) -> bool:
+        """Store a finished triage run; False when that run was stored already."""
+        with self._change(incident_id) as (session, row, now):
+            return self._lifecycle.triage_recorded(session, row, run, result, now=now)
+
+    def record_triage_post(self, incident_id: int, run: int, *, text: str) -> bool:
+        """A stored run was posted; False when it was posted already."""
+        with self._change(incident_id) as (session, _row, now):
+            triage = session.scalars(
+                select(TriageRow).where(TriageRow.incident_id == incident_id, TriageRow.run == run)
+            ).one_or_none()
+            if triage is None:
+                raise NotFoundError(f"incident {incident_id} has no stored triage run {run}")
+            if triage.posted_at is not None:
+                return False
+            self._lifecycle.triage_posted(session, triage, now=now, text=text)
+            return True
 
     # -- helpers -------------------------------------------------------------------------------
     @contextmanager
@@ -234,7 +185,17 @@ class IncidentService:
                 raise NotFoundError(f"incident {incident_id} does not exist")
             yield session, row, self._clock()
 
-    @staticmethod
-    def _not_resolved(row: IncidentRow) -> None:
-        if row.status == IncidentStatus.RESOLVED.value:
-            raise InvalidTransitionError(f"incident {row.id} is already resolved")
+
+def _triage(session: Session, incident_id: int, run: int | None) -> StoredTriage | None:
+    stmt = select(TriageRow).where(TriageRow.incident_id == incident_id)
+    stmt = stmt.where(TriageRow.run == run) if run is not None else stmt.order_by(TriageRow.run.desc())
+    row = session.scalars(stmt.limit(1)).first()
+    if row is None:
+        return None
+    return StoredTriage(
+        incident_id=row.incident_id,
+        run=row.run,
+        created_at=row.created_at,
+        posted_at=row.posted_at,
+        result=TriageResult.model_validate(row.result),
+    )

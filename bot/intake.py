@@ -3,8 +3,9 @@
 One active incident per alert group (`groupKey`), guaranteed by a partial unique index; alerts
 are deduplicated by fingerprint within the incident. Repeats of an unchanged alert only bump its
 counters; a new alert, a resolution and a re-fire each write a timeline event. A notification
-whose alerts are all resolved never opens an incident. The slow follow-up (Slack, triage) is
-queued as a job in the same transaction, so an incident is never opened without its job.
+whose alerts are all resolved never opens an incident. Opening and every timeline event go
+through `bot.lifecycle`, which queues the slow follow-up (announcement, triage) in the same
+transaction, so an incident is never opened without its jobs.
 """
 
 from __future__ import annotations
@@ -12,23 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.alertmanager import WebhookAlert, WebhookPayload
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
-from bot.domain import AlertStatus, EventKind, IncidentStatus, IntakeOutcome, IntakeResult
-from bot.incidents import add_event
-from bot.jobs import enqueue
+from bot.domain import AlertStatus, IncidentStatus, IntakeOutcome, IntakeResult
+from bot.lifecycle import Lifecycle
+from bot.promql import alert_namespace
 from bot.store.db import Database
-from bot.store.models import AlertRow, IncidentRow, TimelineEventRow
+from bot.store.models import AlertRow, IncidentRow
 from bot.store.upsert import insert_for
-
-ACTOR = "alertmanager"
-ANNOUNCE_JOB = "incident.announce"
-TRIAGE_JOB = "incident.triage"
-ACTIVE = text("status <> 'resolved'")
 
 
 class Intake:
@@ -38,15 +34,15 @@ class Intake:
         self,
         db: Database,
         config: BotConfig,
+        lifecycle: Lifecycle,
         *,
         clock: Clock = utc_now,
-        job_max_attempts: int = 5,
         on_opened: Callable[[int], None] | None = None,
     ) -> None:
         self._db = db
         self._config = config
+        self._lifecycle = lifecycle
         self._clock = clock
-        self._max_attempts = job_max_attempts
         self._on_opened = on_opened
 
     def ingest(self, payload: WebhookPayload) -> IntakeResult:
@@ -68,7 +64,7 @@ class Intake:
                 else:
                     updated += 1
             if payload.truncatedAlerts:
-                self._note_truncation(session, incident_id, payload.truncatedAlerts, now)
+                self._lifecycle.alerts_truncated(session, incident_id, payload.truncatedAlerts, now=now)
         if opened and self._on_opened is not None:
             self._on_opened(incident_id)
         return IntakeResult(
@@ -89,38 +85,9 @@ class Intake:
         if not firing:
             return None, False
         values = self._new_incident_values(payload, firing, now)
-        stmt = (
-            insert_for(session, IncidentRow)
-            .values(**values)
-            .on_conflict_do_nothing(index_elements=["group_hash"], index_where=ACTIVE)
-            .returning(IncidentRow.id)
-        )
-        created = session.execute(stmt).scalar_one_or_none()
+        created = self._lifecycle.open_from_group(session, values, group_labels=payload.groupLabels)
         if created is None:  # a concurrent notification of the same group won the race
             return self._active_incident(session, payload.group_hash), False
-        add_event(
-            session,
-            incident_id=created,
-            at=now,
-            actor=ACTOR,
-            kind=EventKind.OPENED,
-            text=f"opened from alert group {payload.groupKey}",
-            data={
-                "receiver": payload.receiver,
-                "group_labels": payload.groupLabels,
-                "query": values["query"],
-                "value": values["value"],
-            },
-        )
-        for job in (ANNOUNCE_JOB, TRIAGE_JOB):
-            enqueue(
-                session,
-                kind=job,
-                payload={"incident_id": created},
-                now=now,
-                dedup_key=f"{job}:{created}",
-                max_attempts=self._max_attempts,
-            )
         return created, True
 
     @staticmethod
@@ -140,6 +107,7 @@ class Intake:
         alertname = payload.label("alertname") or first.alertname
         summary = payload.commonAnnotations.get("summary") or first.annotations.get("summary")
         title = summary or (f"{alertname} on {service}" if service else alertname)
+        labels = dict(payload.commonLabels or first.labels)
         return {
             "title": title[:500],
             "status": IncidentStatus.OPEN.value,
@@ -149,40 +117,15 @@ class Intake:
             "receiver": payload.receiver,
             "service": service,
             "model": payload.label("model", "model_name") or (configured.model if configured else None),
-            "namespace": payload.label("namespace") or (configured.namespace if configured else None),
+            "namespace": alert_namespace({**first.labels, **labels}, [a.query for a in payload.alerts])
+            or (configured.namespace if configured else None),
             "alertname": alertname,
             "query": first.query,
             "value": first.value(self._config.value_annotations),
-            "labels": dict(payload.commonLabels or first.labels),
+            "labels": labels,
             "started_at": min(a.startsAt for a in firing),
             "opened_at": now,
         }
-
-    @staticmethod
-    def _note_truncation(session: Session, incident_id: int, truncated: int, now: datetime) -> None:
-        """Say on the timeline that Alertmanager left alerts out (max_alerts), once per new count."""
-        last = session.scalar(
-            select(TimelineEventRow.data)
-            .where(
-                TimelineEventRow.incident_id == incident_id,
-                TimelineEventRow.kind == EventKind.NOTE.value,
-                TimelineEventRow.actor == ACTOR,
-            )
-            .order_by(TimelineEventRow.id.desc())
-            .limit(1)
-        )
-        if last and last.get("truncated_alerts") == truncated:
-            return
-        add_event(
-            session,
-            incident_id=incident_id,
-            at=now,
-            actor=ACTOR,
-            kind=EventKind.NOTE,
-            text=f"Alertmanager left {truncated} alerts of this group out of its notification (max_alerts): "
-            "the incident holds only the alerts it was sent",
-            data={"truncated_alerts": truncated},
-        )
 
     # -- alerts --------------------------------------------------------------------------------
     def _record_alert(self, session: Session, incident_id: int, alert: WebhookAlert, now: datetime) -> bool:
@@ -211,16 +154,12 @@ class Intake:
             .on_conflict_do_nothing(index_elements=["incident_id", "fingerprint"])
             .returning(AlertRow.id)
         )
+        data = {"fingerprint": alert.fingerprint, "value": values["value"]}
+        resolved = alert.status is AlertStatus.RESOLVED
         if session.execute(stmt).scalar_one_or_none() is not None:
-            kind = EventKind.ALERT_FIRING if alert.status is AlertStatus.FIRING else EventKind.ALERT_RESOLVED
-            add_event(
-                session,
-                incident_id=incident_id,
-                at=now,
-                actor=ACTOR,
-                kind=kind,
-                text=_describe(alert, "firing" if kind is EventKind.ALERT_FIRING else "resolved"),
-                data={"fingerprint": alert.fingerprint, "value": values["value"]},
+            text = _describe(alert, "resolved" if resolved else "firing")
+            self._lifecycle.alert_changed(
+                session, incident_id, now=now, resolved=resolved, text=text, data=data
             )
             return True
         row = session.scalars(
@@ -234,15 +173,9 @@ class Intake:
         row.last_received_at = now
         row.notifications += 1
         if previous != alert.status.value:
-            resolved = alert.status is AlertStatus.RESOLVED
-            add_event(
-                session,
-                incident_id=incident_id,
-                at=now,
-                actor=ACTOR,
-                kind=EventKind.ALERT_RESOLVED if resolved else EventKind.ALERT_FIRING,
-                text=_describe(alert, "resolved" if resolved else "firing again"),
-                data={"fingerprint": alert.fingerprint, "value": values["value"]},
+            text = _describe(alert, "resolved" if resolved else "firing again")
+            self._lifecycle.alert_changed(
+                session, incident_id, now=now, resolved=resolved, text=text, data=data
             )
         return False
 

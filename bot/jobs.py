@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select, update
@@ -17,6 +18,15 @@ from sqlalchemy.orm import Session
 
 from bot.store.models import JobRow
 from bot.store.upsert import insert_for
+
+
+class JobKind(StrEnum):
+    """What the worker can be asked to do; each lifecycle transition enqueues the jobs it implies."""
+
+    ANNOUNCE = "incident.announce"  # the first post: channel, responders, dashboards, query and value
+    TRIAGE = "incident.triage"  # one triage run: gather, attribute, classify, review, propose, report
+    POST_TRIAGE = "incident.post_triage"  # a stored triage run, posted under its announcement
+
 
 QUEUED = "queued"
 RUNNING = "running"
@@ -48,7 +58,7 @@ def enqueue(
     stmt = (
         insert_for(session, JobRow)
         .values(
-            kind=kind,
+            kind=str(kind),
             payload=payload,
             dedup_key=dedup_key,
             status=QUEUED,
@@ -136,3 +146,13 @@ def depth(session: Session) -> dict[str, int]:
     counts = {QUEUED: 0, RUNNING: 0, DONE: 0, DEAD: 0}
     counts.update({status: int(n) for status, n in rows})
     return counts
+
+
+def failures(session: Session) -> list[tuple[str, int, str]]:
+    """(kind, attempts, last error) of every job that failed and was not done since, oldest first."""
+    rows = session.execute(
+        select(JobRow.kind, JobRow.attempts, JobRow.last_error)
+        .where(JobRow.last_error.is_not(None), JobRow.status != DONE)
+        .order_by(JobRow.id)
+    ).all()
+    return [(row.kind, int(row.attempts), str(row.last_error)) for row in rows]

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from bot import api
 from bot.alertmanager import parse_payload
-from bot.app import Deps
+from bot.deps import Deps
 from bot.domain import IntakeOutcome
 from bot.errors import PayloadError, StoreError
 from bot.http import bearer_ok, error_response, unauthorized
@@ -48,7 +48,9 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
             for alert in payload.alerts:
                 metrics.alerts_received.labels(alert.status.value).inc()
             try:
-                result = await anyio.to_thread.run_sync(deps.intake.ingest, payload, limiter=intake_slots)
+                result = await anyio.to_thread.run_sync(
+                    deps.services.intake.ingest, payload, limiter=intake_slots
+                )
             except SQLAlchemyError as exc:
                 # 5xx: Alertmanager retries, so nothing is lost while the database is away.
                 metrics.webhooks.labels("store_error").inc()
@@ -84,7 +86,7 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
         finally:
             if run_worker:
                 deps.worker.stop()
-            deps.triage.close()
+            deps.engine.close()
 
     return Starlette(
         routes=[

@@ -58,9 +58,18 @@ class Settings(BaseSettings):
         default=None, description="Bearer token for KUBERNETES_API_URL"
     )
     kubeconfig: Path | None = Field(default=None, description="kubeconfig file, when not in-cluster")
+    kubernetes_namespace: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        description="Namespace assumed when neither the incident, its service nor its alerts name one",
+    )
     tool_timeout_seconds: float = Field(default=5.0, gt=0, le=120, description="Deadline of every tool call")
     signals_file: Path | None = Field(default=None, description="Signal catalog replacing tools/signals.yaml")
     runbooks_dir: Path | None = Field(default=None, description="Runbook folder replacing runbooks/")
+    taxonomy_file: Path | None = Field(default=None, description="Taxonomy replacing the shipped one")
+    attribution_rules_file: Path | None = Field(
+        default=None, description="Attribution rules replacing the shipped ones"
+    )
 
     # Optional LLM review (any OpenAI-compatible server).
     openai_base_url: str | None = Field(
@@ -87,8 +96,11 @@ class Settings(BaseSettings):
         "kubernetes_api_url",
         "kubernetes_token",
         "kubeconfig",
+        "kubernetes_namespace",
         "signals_file",
         "runbooks_dir",
+        "taxonomy_file",
+        "attribution_rules_file",
         "openai_base_url",
         "openai_api_key",
         "openai_model",

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from bot.app import Deps, build_deps
 from bot.config import BotConfig, Dashboard, Service
+from bot.deps import Deps, build_deps
 from bot.localpg import LocalPostgres
 from bot.server import build_app
 from bot.settings import Settings
@@ -18,7 +18,7 @@ from tests.support.live import serve_in_thread
 
 ALERTMANAGER_TOKEN = "am-test-token"
 API_TOKEN = "api-test-token"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")

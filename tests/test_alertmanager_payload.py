@@ -8,17 +8,17 @@ import pytest
 
 from bot.alertmanager import parse_payload, promql_from_generator_url
 from bot.errors import PayloadError
-from tests.conftest import SHARED
+from tests.conftest import ROOT
 
-EXAMPLE = SHARED / "examples" / "kv-cache-exhaustion-after-deploy" / "alert.json"
+EXAMPLE = ROOT / "scenarios" / "kv-cache-preemption-traffic-surge" / "alert.json"
 
 
 def test_example_payload() -> None:
     payload = parse_payload(EXAMPLE.read_bytes())
     alert = payload.alerts[0]
     assert alert.ended_at is None  # Go's zero time
-    assert alert.value(["value"]) == "9.9"
-    assert payload.label("model", "model_name") == "llama"
+    assert alert.value(["value"]) == "0.141"
+    assert payload.label("model", "model_name") == "llama-3.1-8b-support"
     assert len(payload.group_hash) == 64
 
 

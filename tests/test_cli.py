@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from bot.alertmanager import parse_payload
-from bot.app import build_deps
+from bot.deps import build_deps
 from bot.settings import Settings
 from tests.support.payloads import alert, webhook
 
@@ -80,6 +80,7 @@ def test_lifecycle_commands(env: dict[str, str]) -> None:
         ["severity", "1", "critical"],
         ["tag", "1", "infrastructure"],
         ["note", "1", "Xid 79 on gpu-node-3"],
+        ["triage", "1"],
         ["resolve", "1", "--reason", "node drained"],
     ):
         result = run(env, "incidents", *args, "--actor", "U2")
@@ -91,12 +92,22 @@ def test_lifecycle_commands(env: dict[str, str]) -> None:
         "severity_changed",
         "category_tagged",
         "note",
+        "triage_requested",
         "resolved",
     ]
+    assert shown["incident"]["triage_runs"] == 2  # run 1 queued at declaration, run 2 asked for
     again = run(env, "incidents", "resolve", "1", "--reason", "x", "--actor", "U2")
-    assert again.returncode == 1 and "already resolved" in again.stderr
+    assert again.returncode == 5 and "already resolved" in again.stderr  # InvalidTransitionError
     missing = run(env, "incidents", "show", "42")
-    assert missing.returncode == 1 and "incident 42 does not exist" in missing.stderr
+    assert missing.returncode == 3 and "incident 42 does not exist" in missing.stderr  # NotFoundError
+
+
+def test_an_uninitialised_database_says_what_to_run(env: dict[str, str]) -> None:
+    for args in (["incidents", "list"], ["incidents", "show", "1"]):
+        result = run(env, *args)
+        assert result.returncode == 7, result.stderr  # StoreError
+        assert "has no incident-bot tables yet: run `incident-bot db upgrade`" in result.stderr
+        assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
 
 
 def test_db_upgrade_is_idempotent(env: dict[str, str], tmp_path: Path) -> None:
@@ -109,7 +120,7 @@ def test_worker_process_drains_the_shared_queue(env: dict[str, str]) -> None:
     """A separate `incident-bot worker` replica runs the announcement queued by another process."""
     assert run(env, "db", "upgrade").returncode == 0
     deps = build_deps(Settings(database_url=env["DATABASE_URL"], worker_threads=0))
-    result = deps.intake.ingest(parse_payload(json.dumps(webhook([alert()])).encode()))
+    result = deps.services.intake.ingest(parse_payload(json.dumps(webhook([alert()])).encode()))
     assert result.incident_id is not None
     worker_env = {**env, "WORKER_POLL_SECONDS": "0.1"}
     with subprocess.Popen(
@@ -121,7 +132,9 @@ def test_worker_process_drains_the_shared_queue(env: dict[str, str]) -> None:
     ) as proc:
         try:
             deadline = time.monotonic() + 20
-            while not any(e.kind == "announced" for e in deps.incidents.get(result.incident_id).timeline):
+            while not any(
+                e.kind == "announced" for e in deps.services.incidents.get(result.incident_id).timeline
+            ):
                 assert time.monotonic() < deadline, "the worker replica did not run the job"
                 time.sleep(0.1)
         finally:

@@ -7,7 +7,7 @@ import json
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.app import build_deps
+from bot.deps import build_deps
 from bot.localpg import free_port
 from bot.server import build_app
 from tests.conftest import am_headers, make_settings

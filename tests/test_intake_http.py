@@ -9,14 +9,14 @@ from pathlib import Path
 
 import httpx
 
-from bot.app import Deps
+from bot.deps import Deps
 from bot.server import build_app
-from tests.conftest import SHARED, am_headers, api_headers, make_settings
+from tests.conftest import ROOT, am_headers, api_headers, make_settings
 from tests.support.live import serve_in_thread
 from tests.support.payloads import alert, webhook
-from tests.support.store import totals
+from tests.support.store import jobs_by_kind, totals
 
-EXAMPLE_ALERT = SHARED / "examples" / "kv-cache-exhaustion-after-deploy" / "alert.json"
+EXAMPLE_ALERT = ROOT / "scenarios" / "kv-cache-preemption-traffic-surge" / "alert.json"
 
 
 def post(client: httpx.Client, payload: object) -> httpx.Response:
@@ -43,15 +43,17 @@ def test_real_payload_opens_incident_with_derived_fields(client: httpx.Client, d
     result = response.json()
     assert result["outcome"] == "opened"
     incident = fetch(client, result["incident_id"])["incident"]
-    assert incident["service"] == "llama-chat"
-    assert incident["model"] == "llama"
-    assert incident["namespace"] == "llm-serving"
+    assert incident["service"] == "vllm-llama31-8b-support"
+    assert incident["model"] == "llama-3.1-8b-support"  # the model_name label
+    assert incident["namespace"] == "support-bot"
     assert incident["severity"] == "critical"  # severity=page
-    assert incident["alertname"] == "InferenceTTFTBurnRate"
-    assert incident["value"] == "9.9"
-    assert incident["query"].startswith("histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token")
-    assert incident["query"].endswith("[5m]))) > 2")
-    assert incident["started_at"] == "2026-06-01T09:58:00Z"
+    assert incident["alertname"] == "SupportBotTimePerOutputTokenHigh"
+    assert incident["value"] == "0.141"
+    assert incident["query"].startswith(
+        "histogram_quantile(0.95, sum by (le) (rate(vllm:time_per_output_token"
+    )
+    assert incident["query"].endswith("[5m]))) > 0.08")
+    assert incident["started_at"] == "2026-06-16T18:51:23Z"
     assert incident["status"] == "open"
 
 
@@ -74,7 +76,9 @@ def test_repeats_and_new_alerts_of_the_group_attach(client: httpx.Client, deps: 
     assert again == {**again, "outcome": "attached", "incident_id": opened["incident_id"], "new_alerts": 0}
     assert grown["outcome"] == "attached" and grown["new_alerts"] == 1 and grown["updated_alerts"] == 1
     counts = totals(deps.db)
-    assert counts["incidents"] == 1 and counts["alerts"] == 2 and counts["jobs"] == 2
+    assert counts["incidents"] == 1 and counts["alerts"] == 2
+    queued = jobs_by_kind(deps.db)  # repeats and new alerts of the group queue nothing more
+    assert queued["incident.announce"] == 1 and queued["incident.triage"] == 1
     detail = fetch(client, opened["incident_id"])
     by_fp = {a["fingerprint"]: a for a in detail["alerts"]}
     assert by_fp[first["fingerprint"]]["notifications"] == 3
@@ -159,7 +163,7 @@ def test_bearer_token_is_enforced(client: httpx.Client, deps: Deps) -> None:
 
 
 def test_no_token_configured_accepts_any_caller(database_url: str, config) -> None:  # type: ignore[no-untyped-def]
-    from bot.app import build_deps
+    from bot.deps import build_deps
 
     open_deps = build_deps(make_settings(database_url, alertmanager_token=None), config=config)
     open_deps.db.upgrade()
@@ -171,7 +175,7 @@ def test_no_token_configured_accepts_any_caller(database_url: str, config) -> No
 
 def test_identical_webhooks_at_the_same_instant_open_one_incident(deps: Deps, config) -> None:  # type: ignore[no-untyped-def]
     """Two replicas (two apps, two engines) on one database, hit by identical notifications at once."""
-    from bot.app import build_deps
+    from bot.deps import build_deps
 
     replica = build_deps(
         make_settings(str(deps.db.engine.url.render_as_string(hide_password=False))), config=config
@@ -197,7 +201,10 @@ def test_identical_webhooks_at_the_same_instant_open_one_incident(deps: Deps, co
     assert outcomes == ["attached"] * 15 + ["opened"]
     assert len({r.json()["incident_id"] for r in answers}) == 1
     counts = totals(deps.db)
-    assert counts["incidents"] == 1 and counts["alerts"] == 1 and counts["jobs"] == 2
+    assert counts["incidents"] == 1 and counts["alerts"] == 1
+    queued = jobs_by_kind(deps.db)  # opening queues one announcement and one triage run, once
+    assert queued["incident.announce"] == 1 and queued["incident.triage"] == 1
+    assert queued.get("incident.post_triage", 0) <= 1  # once both ran, the post follows
 
 
 def test_opening_queues_the_announcement_that_the_worker_posts(client: httpx.Client) -> None:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 
 from bot import jobs
-from bot.app import Deps
+from bot.deps import Deps
 from bot.store.models import JobRow
 from bot.worker import Worker
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 import httpx
 
-from bot.app import Deps, build_deps
+from bot.deps import Deps, build_deps
 from bot.server import build_app
 from tests.conftest import api_headers, make_settings
 from tests.support.live import serve_in_thread

@@ -6,7 +6,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
-from bot.app import Deps
+from bot.deps import Deps
 from bot.store.models import Base
 
 

@@ -112,7 +112,11 @@ class PrometheusTool:
         return ToolResult.of([])
 
     def _ranger(self, query: str, start: datetime, end: datetime) -> Callable[[], Any]:
-        return lambda: self._client.custom_query_range(query, start, end, "60s")
+        """A range query whose last step is `end` itself, so the value "at as_of" is read at as_of."""
+        steps = math.ceil((end - start) / STEP)
+        return lambda: self._client.custom_query_range(
+            query, end - steps * STEP, end, f"{int(STEP.total_seconds())}s"
+        )
 
     def _series_evidence(
         self, signal: Signal, engine: str, query: str, result: Any, window: Window

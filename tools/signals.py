@@ -1,12 +1,14 @@
 """The signal catalog (signals.yaml): semantic signals mapped to PromQL per engine or exporter.
 
 Users edit the catalog; it is validated when loaded, with errors naming the file, line and field,
-and every placeholder in a query must be one the scope can fill.
+every placeholder in a query must be one the scope can fill, and every layer one the bot's
+taxonomy declares (the caller passes the layers: tools know nothing of the bot).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -14,13 +16,19 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bot.errors import ConfigError
-from bot.yamlpos import compose, describe
+from tools.yamlpos import compose, describe, line_of
 
 DEFAULT_CATALOG = Path(__file__).with_name("signals.yaml")
 PLACEHOLDERS = frozenset({"ns", "pods", "nodes", "model", "route"})
 PLACEHOLDER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-Layer = Literal["INF", "DEP", "MOD", "ENG", "GW", "BIZ"]
+
+
+class CatalogError(ValueError):
+    """The catalog file is unreadable or invalid; the message names the file, line and field."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class Threshold(BaseModel):
@@ -56,7 +64,7 @@ class Signal(BaseModel):
 
     name: str = ""
     description: str
-    layer: Layer
+    layer: str = Field(pattern=r"^[A-Z][A-Z0-9]*$", description="a layer of the taxonomy (INF, ENG, ...)")
     unit: str = ""
     by: str | None = None
     threshold: Threshold
@@ -88,21 +96,31 @@ class Catalog(BaseModel):
         return list(self.signals)
 
 
-def load_catalog(path: Path = DEFAULT_CATALOG) -> Catalog:
-    """Read and validate a catalog file."""
+def load_catalog(path: Path = DEFAULT_CATALOG, *, layers: Collection[str] | None = None) -> Catalog:
+    """Read and validate a catalog file; with `layers`, every signal's layer must be one of them."""
     try:
         text = path.read_text(encoding="utf-8")
         data = yaml.safe_load(text)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the signal catalog: {exc.strerror or exc}") from exc
+        raise CatalogError(f"{path}: cannot read the signal catalog: {exc.strerror or exc}") from exc
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+        raise CatalogError(f"{path}: not valid YAML: {exc}") from exc
     try:
         catalog = Catalog.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(
+        raise CatalogError(
             "invalid signal catalog\n  " + "\n  ".join(describe(exc, str(path), compose(text)))
         ) from exc
+    if layers is not None:
+        root = compose(text)
+        unknown = [
+            f"{path}:{line_of(root, ('signals', name, 'layer'))}: signals.{name}.layer: "
+            f"{signal.layer!r} is not a layer of the taxonomy ({', '.join(sorted(layers))})"
+            for name, signal in catalog.signals.items()
+            if signal.layer not in layers
+        ]
+        if unknown:
+            raise CatalogError("invalid signal catalog\n  " + "\n  ".join(unknown))
     return Catalog(signals={name: s.model_copy(update={"name": name}) for name, s in catalog.signals.items()})
 
 

@@ -16,14 +16,17 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.actions.catalog import CATALOG, ActionKind
 from bot.alertmanager import WebhookPayload, parse_payload
+from bot.datafile import did_you_mean
 from bot.domain import Category
 from bot.errors import BotError, PayloadError
-from bot.yamlpos import compose, describe
+from bot.triage.taxonomy import Taxonomy, default_taxonomy
+from tools.yamlpos import compose, describe, line_of
 
-ACTION_KINDS = frozenset({"reroute", "restart_pod", "cordon_node", "rollback_deployment", "add_replica"})
-TARGET = re.compile(r"^(node|pod|deployment|httproute)/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
-CODE = re.compile(r"^(UNATTRIBUTED|(INF|DEP|MOD|ENG|GW|BIZ)_[A-Z0-9_]+)$")
+OPTIONAL = ("metrics.om", "logs.ndjson", "k8s.yaml", "gpus.json", "expected.yaml")
+TARGET_KINDS = "|".join(sorted({spec.target_kind for spec in CATALOG.values()}))
+TARGET = re.compile(rf"^({TARGET_KINDS})/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 # name{labels} value [timestamp]  (labels may contain escaped quotes)
 M = TypeVar("M", bound=BaseModel)
 SAMPLE = re.compile(
@@ -84,22 +87,15 @@ class GpuFile(_Loose):
 
 
 class ExpectedAction(_Loose):
-    kind: str
+    kind: ActionKind
     target: str = Field(pattern=TARGET.pattern)
-
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, kind: str) -> str:
-        if kind not in ACTION_KINDS:
-            raise ValueError(f"unknown action kind {kind!r}; known: {', '.join(sorted(ACTION_KINDS))}")
-        return kind
 
 
 class Expected(_Loose):
-    """expected.yaml: the right answer (evaluation only)."""
+    """expected.yaml: the right answer (evaluation only); the code is checked against the taxonomy."""
 
     category: Category
-    code: str = Field(pattern=CODE.pattern)
+    code: str = Field(min_length=1)
     acceptable_first_actions: list[ExpectedAction] = Field(default_factory=list)
 
 
@@ -116,13 +112,17 @@ class Pack:
     objects: list[dict[str, Any]] = field(default_factory=list)
     gpus: dict[str, list[GpuReading]] = field(default_factory=dict)
     expected: Expected | None = None
+    files: frozenset[str] = frozenset()  # the optional files the pack has: what the sandbox serves
+
+    def has(self, name: str) -> bool:
+        return name in self.files
 
     @property
     def name(self) -> str:
         return self.meta.name
 
 
-def load_pack(root: str | Path, *, with_expected: bool = True) -> Pack:
+def load_pack(root: str | Path, *, with_expected: bool = True, taxonomy: Taxonomy | None = None) -> Pack:
     """Read every file of the pack; raise PackError naming the first problem's file and line."""
     root = Path(root)
     if not root.is_dir():
@@ -141,6 +141,8 @@ def load_pack(root: str | Path, *, with_expected: bool = True) -> Pack:
         _check_openmetrics(metrics)
     gpus = _model(root / "gpus.json", GpuFile, required=False)
     expected = _model(root / "expected.yaml", Expected, required=False) if with_expected else None
+    if expected is not None:
+        _check_code(root / "expected.yaml", expected.code, taxonomy or default_taxonomy())
     return Pack(
         root=root,
         meta=meta,
@@ -151,7 +153,16 @@ def load_pack(root: str | Path, *, with_expected: bool = True) -> Pack:
         objects=_objects(root / "k8s.yaml"),
         gpus=gpus.nodes if gpus else {},
         expected=expected,
+        files=frozenset(name for name in OPTIONAL if (root / name).is_file()),
     )
+
+
+def _check_code(path: Path, code: str, taxonomy: Taxonomy) -> None:
+    if not taxonomy.knows(code):
+        line = line_of(compose(path.read_text(encoding="utf-8")), ("code",))
+        raise PackError(
+            f"{path}:{line}: code: {code!r} is not a taxonomy code{did_you_mean(code, taxonomy.known())}"
+        )
 
 
 def _read(path: Path, *, required: bool) -> str | None:

@@ -44,6 +44,26 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
+def backfill(metrics: Path, data: Path) -> None:
+    """Turn the pack's OpenMetrics into TSDB blocks with promtool, as Prometheus would read them."""
+    result = subprocess.run(
+        [_binary("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(metrics), str(data)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if result.returncode != 0:
+        detail = (result.stderr or result.stdout).strip()[-1500:]
+        raise PrometheusError(f"{metrics}: promtool could not backfill it: {detail}")
+
+
+def check_metrics(metrics: Path) -> None:
+    """Fail as the sandbox would on metrics promtool cannot load (`sandbox validate` agrees with `eval`)."""
+    with tempfile.TemporaryDirectory(prefix="incident-bot-check-") as folder:
+        backfill(metrics, Path(folder) / "data")
+
+
 class PrometheusRunner:
     """`with PrometheusRunner(pack.metrics) as prom: prom.url` — stopped and cleaned up on exit."""
 
@@ -70,17 +90,7 @@ class PrometheusRunner:
         return self
 
     def _backfill(self) -> None:
-        data = self.root / "data"
-        result = subprocess.run(
-            [_binary("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(self.metrics), str(data)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        if result.returncode != 0:
-            detail = (result.stderr or result.stdout).strip()[-1500:]
-            raise PrometheusError(f"{self.metrics}: promtool could not backfill it: {detail}")
+        backfill(self.metrics, self.root / "data")
 
     def _launch(self) -> None:
         config = self.root / "prometheus.yml"

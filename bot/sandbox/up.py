@@ -51,7 +51,7 @@ class Sandbox:
     """The running backends of one pack; use as a context manager."""
 
     pack: Pack
-    llm_script: list[ScriptedReply] = field(default_factory=list)
+    llm_script: list[ScriptedReply] | None = None  # the OpenAI stand-in runs only with a script
     urls: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     nvml: dict[str, FakeNvml] = field(default_factory=dict)
@@ -73,33 +73,37 @@ class Sandbox:
     def _start(self) -> None:
         pack, stack = self.pack, self._stack
         as_of: datetime = pack.meta.as_of
+        env: dict[str, str] = {"TRIAGE_AS_OF": as_of.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        # Only what the pack records is served: a backend it lacks is left unconfigured, so the
+        # triage names it as a gap instead of reading an empty stand-in as "nothing wrong".
         if pack.metrics is not None:
             self.prometheus = stack.enter_context(PrometheusRunner(pack.metrics))
             self.urls["prometheus"] = self.prometheus.url
-        self.elasticsearch = ElasticsearchStandIn(now=lambda: as_of)
-        self.elasticsearch.index_documents(pack.meta.logs_index, pack.logs)
-        self.urls["elasticsearch"] = self._serve(self.elasticsearch.app, "elasticsearch")
-        self.kubernetes = KubernetesStandIn(pack.objects, pod_logs=pod_logs(pack.logs), now=lambda: as_of)
-        self.urls["kubernetes"] = self._serve(self.kubernetes.app, "kubernetes")
+            env["PROMETHEUS_URL"] = self.prometheus.url
+        if pack.has("logs.ndjson"):
+            self.elasticsearch = ElasticsearchStandIn(now=lambda: as_of)
+            self.elasticsearch.index_documents(pack.meta.logs_index, pack.logs)
+            self.urls["elasticsearch"] = self._serve(self.elasticsearch.app, "elasticsearch")
+            env.update(ELASTICSEARCH_URL=self.urls["elasticsearch"], LOGS_INDEX=pack.meta.logs_index)
+        if pack.has("k8s.yaml"):
+            self.kubernetes = KubernetesStandIn(pack.objects, pod_logs=pod_logs(pack.logs), now=lambda: as_of)
+            self.urls["kubernetes"] = self._serve(self.kubernetes.app, "kubernetes")
+            env.update(
+                KUBERNETES_API_URL=self.urls["kubernetes"],
+                KUBECONFIG=str(self._kubeconfig(self.urls["kubernetes"])),
+                KUBERNETES_NAMESPACE=pack.meta.namespace,
+            )
         self.slack = SlackStandIn(token=SLACK_TOKEN)
         self.urls["slack"] = self._serve(self.slack.app, "slack") + "/api/"
-        self.openai = OpenAIStandIn(self.llm_script, api_key=OPENAI_KEY, model=OPENAI_MODEL)
-        self.urls["openai"] = self._serve(self.openai.app, "openai") + "/v1"
+        env.update(SLACK_API_URL=self.urls["slack"], SLACK_BOT_TOKEN=SLACK_TOKEN)
+        if self.llm_script is not None:
+            self.openai = OpenAIStandIn(self.llm_script, api_key=OPENAI_KEY, model=OPENAI_MODEL)
+            self.urls["openai"] = self._serve(self.openai.app, "openai") + "/v1"
+            env.update(
+                OPENAI_BASE_URL=self.urls["openai"], OPENAI_API_KEY=OPENAI_KEY, OPENAI_MODEL=OPENAI_MODEL
+            )
         self.nvml = {node: FakeNvml(readings) for node, readings in pack.gpus.items()}
-        kubeconfig = self._kubeconfig(self.urls["kubernetes"])
-        self.env = {
-            "PROMETHEUS_URL": self.urls.get("prometheus", ""),
-            "ELASTICSEARCH_URL": self.urls["elasticsearch"],
-            "LOGS_INDEX": pack.meta.logs_index,
-            "KUBERNETES_API_URL": self.urls["kubernetes"],
-            "KUBECONFIG": str(kubeconfig),
-            "SLACK_API_URL": self.urls["slack"],
-            "SLACK_BOT_TOKEN": SLACK_TOKEN,
-            "OPENAI_BASE_URL": self.urls["openai"],
-            "OPENAI_API_KEY": OPENAI_KEY,
-            "OPENAI_MODEL": OPENAI_MODEL,
-            "TRIAGE_AS_OF": as_of.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        }
+        self.env = env
 
     def _serve(self, app: Any, name: str) -> str:
         return self._stack.enter_context(ServerThread(app, name=f"sandbox-{name}")).url

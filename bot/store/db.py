@@ -11,10 +11,10 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from bot.errors import StoreError
+from bot.errors import SchemaMissingError, StoreError
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # Any 64-bit number will do: it only has to be the same for every replica running migrations.
@@ -53,14 +53,29 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """A write transaction, committed on success and rolled back on error."""
-        with self._write_lock, self._sessions.begin() as session:
+        with self._schema_needed(), self._write_lock, self._sessions.begin() as session:
             yield session
 
     @contextmanager
     def reader(self) -> Iterator[Session]:
         """A read-only session (on SQLite it does not take the write lock)."""
-        with self._readers() as session:
+        with self._schema_needed(), self._readers() as session:
             yield session
+
+    @contextmanager
+    def _schema_needed(self) -> Iterator[None]:
+        """A database nobody migrated says what to run, instead of "no such table" deep in a trace."""
+        try:
+            yield
+        except (OperationalError, ProgrammingError) as exc:
+            text = str(exc.orig or exc).lower()
+            if "no such table" in text or ("relation" in text and "does not exist" in text):
+                where = self.engine.url.render_as_string(hide_password=True)
+                raise SchemaMissingError(
+                    f"the database {where} has no incident-bot tables yet: run `incident-bot db upgrade` "
+                    "(`serve` applies the migrations itself)"
+                ) from exc
+            raise
 
     def ping(self) -> None:
         """Raise StoreError unless the database answers a trivial query."""

@@ -61,6 +61,8 @@ class IncidentRow(Base):
     resolved_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     resolved_by: Mapped[str | None] = mapped_column(String(200))
     resolution: Mapped[str | None] = mapped_column(Text)
+    announced_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    triage_runs: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     __table_args__ = (
         # One active incident per Alertmanager group: the constraint that makes intake idempotent
@@ -114,7 +116,9 @@ class TriageRow(Base):
 
     id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
     incident_id: Mapped[int] = mapped_column(ForeignKey("incidents.id", ondelete="CASCADE"), index=True)
+    run: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    posted_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     engine: Mapped[str] = mapped_column(String(20))
     category: Mapped[str | None] = mapped_column(String(40))
     code: Mapped[str | None] = mapped_column(String(60))
@@ -122,6 +126,9 @@ class TriageRow(Base):
     hypothesis: Mapped[str] = mapped_column(Text, default="")
     confidence: Mapped[float | None]
     result: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)
+
+    # One stored result per triage run: a retried job or a second worker cannot store it twice.
+    __table_args__ = (UniqueConstraint("incident_id", "run", name="uq_triages_incident_run"),)
 
 
 class ActionProposalRow(Base):

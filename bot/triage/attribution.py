@@ -14,39 +14,27 @@ how rules get added (the share must stay under 10% of error volume).
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import json
 import re
-import sys
-import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.datafile import did_you_mean, read_yaml
 from bot.errors import ConfigError
-from bot.yamlpos import compose, describe, dotted, line_of
+from bot.triage.prefilter import Check, required_literals
+from bot.triage.taxonomy import UNATTRIBUTED, Priority, Taxonomy
+from tools.yamlpos import compose, describe, dotted, line_of
 
-RULES_DIR = Path(__file__).with_name("rules")
-DEFAULT_RULES = RULES_DIR / "attribution.yaml"
-DEFAULT_TAXONOMY = RULES_DIR / "taxonomy.yaml"
-
-UNATTRIBUTED = "UNATTRIBUTED"
-COVERAGE_TARGET = 0.10  # seed 000: unattributed errors must stay under 10% of error volume
+DEFAULT_RULES = Path(__file__).with_name("rules") / "attribution.yaml"
 PRIORITY_ORDER: dict[str, int] = {"P1": 1, "P2": 2, "P3": 3}
 # Tracebacks put the exception last and banners first: scan both ends of a huge message, not all
 # of it, so that one pathological line cannot stall a batch.
 SCAN_LIMIT = 16_384
 
-Category = Literal["infrastructure", "model_config", "inference_engine", "operational", "none"]
-Priority = Literal["P1", "P2", "P3"]
-
-_CODE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-_LAYER = re.compile(r"^[A-Z][A-Z0-9]*$")
 # A service that already stamps its error code (seed 000: error.code on the span) is believed.
 _EXPLICIT = re.compile(
     r"""(?:\berror[._-]?code|\berr_code|\bcode)["']?\s*[:=]\s*["']?([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"""
@@ -59,19 +47,6 @@ EXPLICIT_RULE = "explicit-code"
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _LayerSpec(_Strict):
-    meaning: str = ""
-    category: Category
-    priority: Priority
-    rank: int = Field(ge=1, description="precedence when several layers match a line: lowest wins")
-
-
-class _TaxonomyFile(_Strict):
-    layers: dict[str, _LayerSpec] = Field(min_length=1)
-    codes: dict[str, str] = Field(min_length=1)
-    aliases: dict[str, str] = Field(default_factory=dict)
 
 
 class _RuleSpec(_Strict):
@@ -89,125 +64,7 @@ class _RulesFile(_Strict):
     rules: list[_RuleSpec] = Field(min_length=1)
 
 
-# ------------------------------------------------------------------------------ taxonomy
-
-
-class CodeInfo(NamedTuple):
-    """What the classifier needs to know about a code."""
-
-    layer: str | None
-    category: str | None
-    meaning: str
-
-
-@dataclass(frozen=True)
-class Layer:
-    """One layer of the taxonomy (the code prefix)."""
-
-    name: str
-    meaning: str
-    category: str
-    priority: str
-    rank: int
-
-
-@dataclass(frozen=True)
-class Taxonomy:
-    """Layers, codes and aliases, validated; lookups accept aliases."""
-
-    layers: Mapping[str, Layer]
-    codes: Mapping[str, str]  # code -> meaning
-    aliases: Mapping[str, str]  # alias -> code
-
-    def resolve(self, code: str) -> str:
-        """The canonical code (an alias resolved); KeyError when unknown."""
-        canonical = self.aliases.get(code, code)
-        if canonical != UNATTRIBUTED and canonical not in self.codes:
-            raise KeyError(code)
-        return canonical
-
-    def layer_of(self, code: str) -> Layer:
-        return self.layers[self.resolve(code).split("_", 1)[0]]
-
-    def info(self, code: str) -> CodeInfo:
-        """(layer, category, meaning) of a code or alias; UNATTRIBUTED has no layer."""
-        canonical = self.resolve(code)
-        if canonical == UNATTRIBUTED:
-            return CodeInfo(None, None, "no rule matched the line")
-        layer = self.layer_of(canonical)
-        return CodeInfo(layer.name, layer.category, self.codes[canonical])
-
-    def priority(self, code: str) -> str | None:
-        """Default paging priority of the code's layer (P1 pages now, P3 never)."""
-        canonical = self.resolve(code)
-        return None if canonical == UNATTRIBUTED else self.layer_of(canonical).priority
-
-    def known(self) -> list[str]:
-        return sorted([*self.codes, *self.aliases])
-
-
-def load_taxonomy(path: Path = DEFAULT_TAXONOMY) -> Taxonomy:
-    """Read and validate the taxonomy file."""
-    text, data = _read_yaml(path, "taxonomy")
-    root = compose(text)
-    try:
-        spec = _TaxonomyFile.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError("invalid taxonomy\n  " + "\n  ".join(describe(exc, str(path), root))) from exc
-    problems: list[str] = []
-
-    def bad(loc: tuple[Any, ...], message: str) -> None:
-        problems.append(f"{path}:{line_of(root, loc)}: {dotted(loc)}: {message}")
-
-    ranks: dict[int, str] = {}
-    for name, layer in spec.layers.items():
-        if not _LAYER.match(name):
-            bad(("layers", name), f"layer {name!r} must be upper case letters and digits")
-        if layer.rank in ranks:
-            bad(("layers", name, "rank"), f"rank {layer.rank} is already used by layer {ranks[layer.rank]!r}")
-        ranks.setdefault(layer.rank, name)
-    for code in spec.codes:
-        if not _CODE.match(code):
-            bad(("codes", code), f"code {code!r} must look like LAYER_NAME (upper case, underscores)")
-        elif code.split("_", 1)[0] not in spec.layers:
-            bad(("codes", code), f"code {code!r} has no declared layer {code.split('_', 1)[0]!r}")
-    if UNATTRIBUTED in spec.codes or UNATTRIBUTED in spec.aliases:
-        bad(("codes",), f"{UNATTRIBUTED} is built in and cannot be declared")
-    for alias, target in spec.aliases.items():
-        if alias in spec.codes:
-            bad(("aliases", alias), f"alias {alias!r} is also declared as a code")
-        if target not in spec.codes:
-            bad(
-                ("aliases", alias),
-                f"alias {alias!r} points to unknown code {target!r}{_hint(target, spec.codes)}",
-            )
-    if problems:
-        raise ConfigError("invalid taxonomy\n  " + "\n  ".join(problems))
-    layers = {
-        name: Layer(name, layer.meaning, layer.category, layer.priority, layer.rank)
-        for name, layer in spec.layers.items()
-    }
-    return Taxonomy(layers=layers, codes=dict(spec.codes), aliases=dict(spec.aliases))
-
-
 # ------------------------------------------------------------------------------ rules
-
-
-@dataclass(frozen=True)
-class Check:
-    """One compiled pattern, with lower-case strings one of which every match contains.
-
-    Searching ~150 case-insensitive regexes one by one costs ~0.5 ms a line; a substring test on
-    the lowered line rules most of them out for a fraction of that, and never changes the answer."""
-
-    rx: re.Pattern[str]
-    needs: frozenset[str] | None  # None: nothing known, always run the regex
-
-    def search(self, text: str, folded: str | None = None) -> bool:
-        """Whether the pattern is found; `folded` is the lowered text when it is ASCII."""
-        if folded is not None and self.needs is not None and not any(n in folded for n in self.needs):
-            return False
-        return self.rx.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -231,60 +88,8 @@ class Rule:
         return all(c.search(text, folded) for c in self.all_of)
 
 
-def required_literals(pattern: str) -> frozenset[str] | None:
-    """Lower-case strings one of which every match of `pattern` contains, from its parse tree;
-    None when the pattern offers nothing useful (the regex then always runs)."""
-    try:
-        parser: Any = importlib.import_module("re._parser")
-        consts: Any = importlib.import_module("re._constants")
-        found = _needs(list(parser.parse(pattern, re.IGNORECASE)), consts)
-    except Exception:  # private module: any surprise only disables the prefilter
-        return None
-    if not found or min(len(s) for s in found) < MIN_LITERAL:
-        return None
-    return found
-
-
-MIN_LITERAL = 3
-
-
-def _needs(items: list[Any], c: Any) -> frozenset[str] | None:
-    """Best required-literal set of a sequence of parsed items (longest shortest member)."""
-    options: list[frozenset[str]] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        text = "".join(run).lower()
-        if text and text.isascii():
-            options.append(frozenset({text}))
-        run.clear()
-
-    for op, av in items:
-        if op is c.LITERAL:
-            run.append(chr(av))
-            continue
-        flush()
-        inner: frozenset[str] | None = None
-        if op is c.SUBPATTERN:
-            inner = _needs(list(av[3]), c)
-        elif op is c.BRANCH:
-            alternatives = [_needs(list(branch), c) for branch in av[1]]
-            if alternatives and all(alternatives):
-                inner = frozenset().union(*[a for a in alternatives if a])
-        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)) and av[0] >= 1:
-            inner = _needs(list(av[2]), c)
-        elif op is getattr(c, "ATOMIC_GROUP", None):
-            inner = _needs(list(av), c)
-        if inner:
-            options.append(inner)
-    flush()
-    if not options:
-        return None
-    return max(options, key=lambda s: (min(len(x) for x in s), -len(s)))
-
-
 def _compile_rules(path: Path, taxonomy: Taxonomy) -> list[Rule]:
-    text, data = _read_yaml(path, "attribution rules")
+    text, data = read_yaml(path, "attribution rules")
     root = compose(text)
     try:
         spec = _RulesFile.model_validate(data)
@@ -311,7 +116,8 @@ def _compile_rules(path: Path, taxonomy: Taxonomy) -> list[Rule]:
         try:
             code = taxonomy.resolve(r.code)
         except KeyError:
-            bad(("rules", i, "code"), r.id, f"unknown code {r.code!r}{_hint(r.code, taxonomy.known())}")
+            hint = did_you_mean(r.code, taxonomy.known())
+            bad(("rules", i, "code"), r.id, f"unknown code {r.code!r}{hint}")
             continue
         if code == UNATTRIBUTED:
             bad(("rules", i, "code"), r.id, f"a rule cannot attribute {UNATTRIBUTED}")
@@ -400,17 +206,12 @@ class Attributor:
         self._ranked = tuple(sorted(rules, key=self._rank))
 
     @classmethod
-    def load(cls, rules: Path = DEFAULT_RULES, taxonomy: Path = DEFAULT_TAXONOMY) -> Attributor:
-        """Read, validate and compile both files; ConfigError names file, line and field."""
-        table = load_taxonomy(taxonomy)
-        return cls(table, _compile_rules(rules, table))
+    def load(cls, taxonomy: Taxonomy, rules: Path = DEFAULT_RULES) -> Attributor:
+        """Read, validate and compile the rules of `taxonomy`; ConfigError names file, line and field."""
+        return cls(taxonomy, _compile_rules(rules, taxonomy))
 
     def _rank(self, rule: Rule) -> tuple[int, int, int]:
         return (self.table.layers[rule.layer].rank, PRIORITY_ORDER[rule.priority], rule.index)
-
-    def taxonomy(self, code: str) -> CodeInfo:
-        """(layer, category, meaning) of a code or alias; KeyError when unknown."""
-        return self.table.info(code)
 
     def attribute(self, message: str) -> Attribution:
         """The highest-precedence code among the rules that match, or UNATTRIBUTED."""
@@ -466,7 +267,7 @@ class Attributor:
         ]
 
 
-def _message_of(line: str) -> str:
+def message_of(line: str) -> str:
     """The text to attribute in one input line: a JSON object's message fields, else the line."""
     if not line.startswith("{"):
         return line
@@ -497,117 +298,7 @@ def attribute_lines(lines: Iterable[str], attributor: Attributor) -> Iterator[di
     for raw in lines:
         line = raw.strip()
         if line:
-            yield attributor.attribute(_message_of(line)).as_dict()
-
-
-# ------------------------------------------------------------------------------ coverage report
-
-_SIGNATURE_SUBS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"), "<ts>"),
-    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<ts>"),
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
-    (re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>)]+", re.I), "<url>"),
-    (re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<ip>"),
-    (re.compile(r"\b(?:[0-9a-f]{1,4}:){3,7}[0-9a-f]{1,4}\b", re.I), "<ip>"),
-    (re.compile(r"(?<![\w.])(?:~|\.{1,2})?(?:/[\w.@%+=~-]+){2,}/?"), "<path>"),
-    (re.compile(r"-[a-z0-9]{8,10}-[a-z0-9]{5}\b"), "-<id>"),  # Deployment pod suffix
-    (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
-    (re.compile(r"\b[0-9a-f]{8,}\b", re.I), "<hex>"),
-    (
-        re.compile(
-            r"\b((?:request|req|trace|span|correlation)[_-]?id)([\"']?\s*[:=]\s*[\"']?)[\w.:-]+", re.I
-        ),
-        r"\1\2<id>",
-    ),
-    (re.compile(r"\b(?:req|cmpl|chatcmpl|run|job)-[\w-]+", re.I), "<id>"),
-    (re.compile(r"\b(?=[a-z0-9]*\d[a-z0-9]*\d[a-z0-9]*\d)(?=[a-z0-9]*[a-z])[a-z0-9]{8,}\b", re.I), "<id>"),
-    (re.compile(r"(?<![A-Za-z_<])\d+(?:\.\d+)?"), "<n>"),
-    (re.compile(r"\s+"), " "),
-)
-SIGNATURE_LENGTH = 200
-
-
-def signature(message: str) -> str:
-    """The message with its variable parts (times, numbers, hex, ids, uuids, paths, IPs) replaced."""
-    out = message
-    for pattern, replacement in _SIGNATURE_SUBS:
-        out = pattern.sub(replacement, out)
-    return out.strip()[:SIGNATURE_LENGTH]
-
-
-@dataclass(frozen=True)
-class Signature:
-    """A frequent unattributed message shape, with how often it occurred and one real example."""
-
-    signature: str
-    count: int
-    example: str
-
-
-@dataclass(frozen=True)
-class UnattributedReport:
-    """How much error volume the rules leave unattributed, and what to write rules for next."""
-
-    total: int
-    unattributed: int
-    top: tuple[Signature, ...]
-
-    @property
-    def share(self) -> float:
-        return self.unattributed / self.total if self.total else 0.0
-
-    @property
-    def within_target(self) -> bool:
-        return self.share < COVERAGE_TARGET
-
-    def render(self) -> str:
-        head = f"unattributed: {self.unattributed}/{self.total} ({self.share:.1%}, target < {COVERAGE_TARGET:.0%})"
-        return "\n".join([head, *(f"{s.count:>8}  {s.signature}" for s in self.top)])
-
-
-def unattributed_report(
-    messages: Iterable[tuple[str, int]], attributor: Attributor, top: int = 10
-) -> UnattributedReport:
-    """Share of error volume left UNATTRIBUTED and its most frequent signatures, from (message, count)."""
-    total = unattributed = 0
-    verdicts: dict[str, bool] = {}
-    groups: dict[str, list[Any]] = {}  # signature -> [count, example]
-    for message, count in messages:
-        if count <= 0:
-            continue
-        total += count
-        if message not in verdicts:
-            verdicts[message] = attributor.attribute(message).attributed
-        if verdicts[message]:
-            continue
-        unattributed += count
-        group = groups.setdefault(signature(message), [0, message])
-        group[0] += count
-    ranked = sorted(groups.items(), key=lambda kv: (-kv[1][0], kv[0]))[: max(top, 0)]
-    return UnattributedReport(
-        total=total,
-        unattributed=unattributed,
-        top=tuple(Signature(sig, int(count), str(example)) for sig, (count, example) in ranked),
-    )
-
-
-# ------------------------------------------------------------------------------ helpers
-
-
-def _read_yaml(path: Path, what: str) -> tuple[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}:1: the {what} must be a mapping")
-    return text, data
+            yield attributor.attribute(message_of(line)).as_dict()
 
 
 def _raw_rule_id(raw: Any, loc: tuple[Any, ...]) -> str | None:
@@ -618,56 +309,3 @@ def _raw_rule_id(raw: Any, loc: tuple[Any, ...]) -> str | None:
         return None
     rule_id = raw[loc[1]].get("id")
     return rule_id if isinstance(rule_id, str) and rule_id else None
-
-
-def _hint(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
-# ------------------------------------------------------------------------------ command line
-
-
-def _bench(attributor: Attributor, n: int) -> str:
-    """Lines per second over the rules' examples mixed with lines that match nothing."""
-    noise = [
-        'INFO:     10.42.0.7:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
-        "INFO 06-01 09:57:00 [metrics.py:455] Avg prompt throughput: 1024.3 tokens/s, Avg generation "
-        "throughput: 812.9 tokens/s, Running: 31 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: "
-        "71.2%, CPU KV cache usage: 0.0%.",
-        "[2026-06-01 09:57:01 TP0] Decode batch. #running-req: 12, #token: 5012, token usage: 0.35, "
-        "gen throughput (token/s): 1200.00, #queue-req: 0",
-    ]
-    sample = [e for r in attributor.rules for e in r.examples] + noise * 20
-    lines = (sample * (n // len(sample) + 1))[:n]
-    start = time.perf_counter()
-    for line in lines:
-        attributor.attribute(line)
-    elapsed = time.perf_counter() - start
-    return f"{n} lines in {elapsed:.3f}s: {n / elapsed:,.0f} lines/s ({len(attributor.rules)} rules)"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m bot.triage.attribution [--check | --bench N | FILE]`: attribute, check or time."""
-    args = sys.argv[1:] if argv is None else argv
-    try:
-        attributor = Attributor.load()
-    except ConfigError as exc:
-        print(exc.message, file=sys.stderr)
-        return 2
-    if args[:1] == ["--check"]:
-        failures = attributor.check_examples()
-        print("\n".join(failures) or f"{len(attributor.rules)} rules: every example matches its rule")
-        return 1 if failures else 0
-    if args[:1] == ["--bench"]:
-        print(_bench(attributor, int(args[1]) if len(args) > 1 else 20_000))
-        return 0
-    stream = open(args[0], encoding="utf-8") if args else sys.stdin  # noqa: SIM115
-    with stream:
-        for obj in attribute_lines(stream, attributor):
-            print(json.dumps(obj))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -18,7 +18,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.triage.findings import LAYER_CATEGORY, LAYER_ORDER, Finding, abnormal, kind, signal
+from bot.domain import Category
+from bot.triage.findings import Finding, abnormal, kind, signal
+from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
 from tools.result import Evidence, Source
 
 TIE = timedelta(minutes=2)
@@ -43,7 +45,7 @@ class Decision:
     """The classifier's answer and what it rests on."""
 
     code: str
-    category: str
+    category: Category
     layer: str | None  # None when nothing was attributed
     cause: Finding | None
     findings: list[Finding]
@@ -52,18 +54,16 @@ class Decision:
     reasons: list[str] = field(default_factory=list)
 
 
-def category_of(code: str) -> str:
-    layer = code.split("_", 1)[0]
-    return LAYER_CATEGORY.get(layer, "operational")
-
-
-def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: datetime) -> Decision:
+def decide(
+    findings: list[Finding], evidence: list[Evidence], *, alert_start: datetime, taxonomy: Taxonomy
+) -> Decision:
+    """The cause, by the rules in the order of the module docstring."""
     rollout = _rollout(evidence)
 
     def decided(cause: Finding, rule: str, reasons: list[str] | None = None) -> Decision:
         return Decision(
             code=cause.code,
-            category=category_of(cause.code),
+            category=taxonomy.category_of(cause.code),
             layer=cause.layer,
             cause=cause,
             findings=findings,
@@ -73,7 +73,7 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
         )
 
     symptoms_start = _symptoms_start(evidence, alert_start)
-    model_rollout = _model_rollout(rollout, findings, evidence, symptoms_start)
+    model_rollout = _model_rollout(rollout, findings, symptoms_start, taxonomy)
     if model_rollout is not None:
         return model_rollout
     imbalance = _routing_imbalance(evidence)
@@ -86,19 +86,19 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
                 "while its peers have room"
             ],
         )
-    biz = [f for f in findings if f.layer == "BIZ"]
-    if biz and _biz_dominates(biz, findings, evidence):
+    biz = [f for f in findings if taxonomy.caller_error(f.code)]
+    if biz and _biz_dominates(biz, findings, taxonomy):
         return decided(_most_specific_biz(biz), "SLO burning on caller errors")
-    specific = [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES and not f.symptom]
-    specific = specific or [f for f in findings if f.layer != "BIZ" and f.code not in TIMEOUT_CODES]
+    others = [f for f in findings if not taxonomy.caller_error(f.code) and f.code not in TIMEOUT_CODES]
+    specific = [f for f in others if not f.symptom] or others
     if specific:
-        return decided(_timeout_split(earliest(specific), evidence), "earliest cause")
-    symptom = _symptom_rule([f for f in findings if f.code in TIMEOUT_CODES], evidence)
+        return decided(_timeout_split(earliest(specific, taxonomy), evidence), "earliest cause")
+    symptom = _symptom_rule([f for f in findings if f.code in TIMEOUT_CODES], evidence, taxonomy)
     if symptom is not None:
         return decided(symptom, "symptom rule")
     return Decision(
-        code="UNATTRIBUTED",
-        category=_fallback_category(evidence),
+        code=UNATTRIBUTED,
+        category=_fallback_category(evidence, taxonomy),
         layer=None,
         cause=None,
         findings=findings,
@@ -107,16 +107,16 @@ def decide(findings: list[Finding], evidence: list[Evidence], *, alert_start: da
     )
 
 
-def earliest(findings: list[Finding]) -> Finding:
+def earliest(findings: list[Finding], taxonomy: Taxonomy) -> Finding:
     """The earliest-cause rule: first onset wins; within a tie window the lower layer, then strength."""
     dated = sorted((f for f in findings if f.onset is not None), key=_onset_key)
     if not dated:
-        return max(findings, key=lambda f: (-LAYER_ORDER.get(f.layer, 9), f.strength))
+        return max(findings, key=lambda f: (-taxonomy.rank(f.layer), f.strength))
     first = dated[0].onset
     assert first is not None
     contenders = [f for f in dated if f.onset is not None and f.onset - first <= TIE and f.strength >= 0.1]
     contenders = contenders or dated[:1]
-    return min(contenders, key=lambda f: (LAYER_ORDER.get(f.layer, 9), -f.strength))
+    return min(contenders, key=lambda f: (taxonomy.rank(f.layer), -f.strength))
 
 
 def _onset_key(item: Finding | Evidence) -> datetime:
@@ -135,19 +135,23 @@ def _symptoms_start(evidence: list[Evidence], alert_start: datetime) -> datetime
 
 
 def _model_rollout(
-    rollout: Evidence | None, findings: list[Finding], evidence: list[Evidence], symptoms_start: datetime
+    rollout: Evidence | None, findings: list[Finding], symptoms_start: datetime, taxonomy: Taxonomy
 ) -> Decision | None:
     """A rollout that touched the model artifact right before the symptoms is the earliest cause."""
     if rollout is None or rollout.onset is None:
         return None
     changes = rollout.labels.get("changes", "")
     touched_model = bool(MODEL_FLAGS.search(changes))
-    mod_findings = [f for f in findings if f.layer == "MOD"]
+    mod_findings = [f for f in findings if taxonomy.category_of(f.code) is Category.MODEL_CONFIG]
     if not touched_model and not mod_findings:
         return None
     if not (rollout.onset - timedelta(minutes=1) <= symptoms_start <= rollout.onset + ROLLOUT_LEAD):
         return None
-    earlier_infra = [f for f in findings if f.layer in ("INF", "DEP") and f.onset and f.onset < rollout.onset]
+    earlier_infra = [
+        f
+        for f in findings
+        if taxonomy.category_of(f.code) is Category.INFRASTRUCTURE and f.onset and f.onset < rollout.onset
+    ]
     if earlier_infra:
         return None
     if QUANT_FLAGS.search(changes) or any(f.code == "MOD_QUALITY_REGRESSION" for f in mod_findings):
@@ -155,7 +159,7 @@ def _model_rollout(
     elif TOKENIZER_FLAGS.search(changes) or any(f.code == "MOD_TOKENIZER" for f in mod_findings):
         code, why = "MOD_TOKENIZER", "tokenizer or chat template changed by the rollout"
     elif mod_findings:
-        code = earliest(mod_findings).code
+        code = earliest(mod_findings, taxonomy).code
         why = "model-layer errors right after the rollout"
     elif any(f.code == "MOD_LOAD_FAILED" for f in findings):
         code, why = "MOD_LOAD_FAILED", "the new model failed to load"
@@ -176,8 +180,8 @@ def _model_rollout(
     cause.add_target("deployment", rollout.labels.get("deployment", ""))
     return Decision(
         code=code,
-        category="model_config",
-        layer="MOD",
+        category=taxonomy.category_of(code),
+        layer=cause.layer,
         cause=cause,
         findings=findings,
         rollout=rollout,
@@ -239,9 +243,9 @@ def _one_hot_pod(evidence: list[Evidence]) -> bool:
     return len(waiting) >= 2 and len(hot) == 1
 
 
-def _biz_dominates(biz: list[Finding], findings: list[Finding], evidence: list[Evidence]) -> bool:
+def _biz_dominates(biz: list[Finding], findings: list[Finding], taxonomy: Taxonomy) -> bool:
     biz_share = sum(f.strength for f in biz)
-    other = [f for f in findings if f.layer not in ("BIZ", "GW")]
+    other = [f for f in findings if not taxonomy.caller_error(f.code) and f.layer != "GW"]
     other_share = max((f.strength for f in other), default=0.0)
     return biz_share >= 0.4 and other_share < biz_share / 2
 
@@ -277,7 +281,7 @@ def _timeout_split(cause: Finding, evidence: list[Evidence]) -> Finding:
     return cause
 
 
-def _symptom_rule(timeouts: list[Finding], evidence: list[Evidence]) -> Finding | None:
+def _symptom_rule(timeouts: list[Finding], evidence: list[Evidence], taxonomy: Taxonomy) -> Finding | None:
     codes = {
         e.labels.get("code") for e in signal(evidence, "status_codes") if e.labels.get("abnormal") == "true"
     }
@@ -286,7 +290,11 @@ def _symptom_rule(timeouts: list[Finding], evidence: list[Evidence]) -> Finding 
     }
     timed_out = bool(timeouts) or bool(codes & {"408", "504"})
     if timed_out:
-        base = earliest(timeouts) if timeouts else _symptom_finding("ENG_TIMEOUT", evidence, ("408", "504"))
+        base = (
+            earliest(timeouts, taxonomy)
+            if timeouts
+            else _symptom_finding("ENG_TIMEOUT", evidence, ("408", "504"))
+        )
         base.code = "INF_GPU_OVERLOAD" if _gpu_busy(evidence) else "ENG_TIMEOUT"
         return base
     if "503" in codes:
@@ -332,9 +340,15 @@ def _from_signal(code: str, items: list[Evidence]) -> Finding:
     )
 
 
-def _fallback_category(evidence: list[Evidence]) -> str:
-    layers = sorted(
-        (e for e in evidence if e.labels.get("abnormal") == "true" and e.layer and e.onset),
+def _fallback_category(evidence: list[Evidence], taxonomy: Taxonomy) -> Category:
+    """Nothing attributed: the category of the first abnormal reading's layer (operational if none)."""
+    first = min(
+        (
+            e
+            for e in evidence
+            if e.labels.get("abnormal") == "true" and e.layer in taxonomy.layers and e.onset
+        ),
         key=_onset_key,
+        default=None,
     )
-    return LAYER_CATEGORY.get(layers[0].layer or "", "operational") if layers else "operational"
+    return taxonomy.layers[first.layer].incident_category if first and first.layer else Category.OPERATIONAL

@@ -30,15 +30,6 @@ SYMPTOM_REASONS = frozenset(
 )
 # A node's bad condition → (code, strength): not ready first, disk pressure second.
 NODE_CONDITIONS = (("INF_NODE_NOT_READY", 0.6), ("INF_DISK", 0.4))
-LAYER_ORDER = {"INF": 0, "DEP": 1, "MOD": 2, "ENG": 3, "GW": 4, "BIZ": 5}
-LAYER_CATEGORY = {
-    "INF": "infrastructure",
-    "DEP": "infrastructure",
-    "MOD": "model_config",
-    "ENG": "inference_engine",
-    "GW": "operational",
-    "BIZ": "operational",
-}
 
 
 class Attributed(Protocol):

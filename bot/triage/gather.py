@@ -8,35 +8,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 
-from bot.alertmanager import WebhookPayload
+from bot.triage.backends import Backends
+from bot.triage.request import TriageRequest
 from bot.triage.scope import IncidentScope, namespace_of, resolve
-from tools.elasticsearch import LogScope, LogTool
-from tools.gpu import GpuTool
-from tools.kubernetes import KubeTool, Topology
-from tools.prometheus import PrometheusTool
+from tools.elasticsearch import LogScope
+from tools.kubernetes import Topology
 from tools.result import Evidence, Gap, Source, ToolResult, Window
 from tools.signals import Scope
-
-
-@dataclass
-class Backends:
-    """The evidence tools, built once at the entry point; None where a backend is not configured."""
-
-    prometheus: PrometheusTool | None = None
-    logs: LogTool | None = None
-    kube: KubeTool | None = None
-    gpu: GpuTool | None = None
-    signals: list[str] = field(default_factory=list)
-    closers: list[Callable[[], None]] = field(default_factory=list)
-
-    def close(self) -> None:
-        """Close the clients' connection pools."""
-        for close in self.closers:
-            close()
-        self.closers.clear()
 
 
 @dataclass
@@ -59,15 +39,13 @@ MISSING = {
 }
 
 
-def gather(
-    alert: WebhookPayload, backends: Backends, *, as_of: datetime, namespace: str | None = None
-) -> Gathered:
+def gather(request: TriageRequest, backends: Backends) -> Gathered:
     """Resolve the scope, then run every tool in parallel."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     gaps: list[Gap] = []
-    window = Window.around(min(a.startsAt for a in alert.alerts), as_of)
-    ns = namespace_of(alert, namespace)
+    window = Window.around(request.started_at, request.as_of)
+    ns = namespace_of(request, backends.default_namespace)
     topology: Topology | None = None
     if backends.kube is None:
         gaps.append(Gap(source=Source.KUBERNETES, what="topology", reason=MISSING[Source.KUBERNETES]))
@@ -77,9 +55,9 @@ def gather(
             gaps.append(got)
         else:
             topology = got
-    scope = resolve(alert, topology, namespace=ns)
+    scope = resolve(request, topology, namespace=ns)
     timings["scope"] = (time.perf_counter() - started) * 1000
-    jobs = _jobs(alert, backends, scope, topology, window)
+    jobs = _jobs(request, backends, scope, topology, window)
     results: list[ToolResult] = []
     with ThreadPoolExecutor(max_workers=8, thread_name_prefix="gather") as pool:
         futures = {name: pool.submit(_timed, job) for name, job in jobs.items()}
@@ -114,15 +92,19 @@ def _timed(job: Callable[[], list[ToolResult]]) -> tuple[list[ToolResult], float
 
 
 def _jobs(
-    alert: WebhookPayload, backends: Backends, scope: IncidentScope, topology: Topology | None, window: Window
+    request: TriageRequest,
+    backends: Backends,
+    scope: IncidentScope,
+    topology: Topology | None,
+    window: Window,
 ) -> dict[str, Callable[[], list[ToolResult]]]:
     jobs: dict[str, Callable[[], list[ToolResult]]] = {}
     if backends.prometheus is not None:
         prom = backends.prometheus
         prom_scope = prometheus_scope(scope)
-        names = backends.signals or list(prom._catalog.names)
+        names = backends.signals or prom.catalog.names
         jobs["prometheus"] = lambda: prom.read_signals(names, prom_scope, window)
-        expr = next((a.query for a in alert.alerts if a.query), None)
+        expr = next(iter(request.queries), None)
         if expr:
             jobs["alert_expression"] = lambda: [prom.alert_expression(expr, window)]
     if backends.logs is not None:

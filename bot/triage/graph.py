@@ -1,15 +1,14 @@
 """The triage graph: gather → attribute → classify → [llm review] → propose → report.
 
 Nodes are small functions of the typed state that return partial updates; the graph is compiled
-with a checkpointer (the store's database when the bot runs, memory for one-off CLI triage), keyed
-by the incident, so a triage interrupted by a restart resumes where it stopped.
+with a checkpointer (the store's database when the bot runs) and each run is a thread of its own
+(`TriageRequest.thread_id`), so a run interrupted by a restart resumes where it stopped and a
+re-run of the same incident starts afresh.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from langchain_core.runnables import RunnableConfig
@@ -18,17 +17,21 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
-from bot.alertmanager import WebhookPayload
+from bot.domain import TriageResult
 from bot.triage import findings as find
-from bot.triage.attribution import Attributor, unattributed_report
-from bot.triage.classify import Decision, decide
-from bot.triage.gather import Backends, Gathered, gather
-from bot.triage.model import ProposedAction, TriageResult, Verdict
+from bot.triage.backends import Backends
+from bot.triage.classify import decide
+from bot.triage.coverage import unattributed_report
+from bot.triage.gather import gather
+from bot.triage.knowledge import Knowledge
 from bot.triage.propose import context, propose
 from bot.triage.report import build, confidence
-from bot.triage.runbooks import RunbookCatalog
+from bot.triage.request import TriageRequest
+from bot.triage.state import TriageState
+from bot.triage.verdict import Verdict, overridden, with_verdict
 
 RECURSION_LIMIT = 25
+Graph = CompiledStateGraph[TriageState, None, TriageState, TriageState]
 
 
 class Reviewer(Protocol):
@@ -39,30 +42,11 @@ class Reviewer(Protocol):
 
 @dataclass
 class TriageDeps:
+    """What the nodes use: the tools, the data files, and the optional reviewer."""
+
     backends: Backends
-    attributor: Attributor
-    runbooks: RunbookCatalog
-    meaning: Callable[[str], str]
+    knowledge: Knowledge
     reviewer: Reviewer | None = None
-
-
-@dataclass
-class TriageState:
-    """Everything one triage accumulates; each node fills its part."""
-
-    alert: WebhookPayload
-    as_of: datetime
-    namespace: str | None = None
-    severity: str | None = None
-    gathered: Gathered | None = None
-    findings: list[find.Finding] = field(default_factory=list)
-    decision: Decision | None = None
-    verdict: Verdict | None = None
-    actions: list[ProposedAction] = field(default_factory=list)
-    runbook: str | None = None
-    result: TriageResult | None = None
-    notes: list[str] = field(default_factory=list)
-    unattributed: dict[str, Any] = field(default_factory=dict)
 
 
 def build_graph(
@@ -70,23 +54,23 @@ def build_graph(
     *,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     pause_after: list[str] | None = None,
-) -> CompiledStateGraph[TriageState, None, TriageState, TriageState]:
+) -> Graph:
     """The compiled graph; `pause_after` names nodes to stop after (a human look, or a test of resuming)."""
+    knowledge = deps.knowledge
 
     def gather_node(state: TriageState) -> dict[str, Any]:
-        return {"gathered": gather(state.alert, deps.backends, as_of=state.as_of, namespace=state.namespace)}
+        return {"gathered": gather(state.request, deps.backends)}
 
     def attribute_node(state: TriageState) -> dict[str, Any]:
-        assert state.gathered is not None
-        evidence = state.gathered.evidence
+        evidence = state.need_gathered().evidence
         found = [
-            *find.from_logs(evidence, deps.attributor),
-            *find.from_kubernetes(evidence, deps.attributor),
+            *find.from_logs(evidence, knowledge.attributor),
+            *find.from_kubernetes(evidence, knowledge.attributor),
             *find.from_gpu(evidence),
             *find.from_metrics(evidence),
         ]
         signatures = [(find.signature_text(e), int(e.value or 0)) for e in find.kind(evidence, "signature")]
-        report = unattributed_report(signatures, deps.attributor)
+        report = unattributed_report(signatures, knowledge.attributor)
         coverage = {
             "error_lines": report.total,
             "unattributed_share": round(report.share, 4),
@@ -95,21 +79,20 @@ def build_graph(
         return {"findings": find.merged(found), "unattributed": coverage}
 
     def classify_node(state: TriageState) -> dict[str, Any]:
-        assert state.gathered is not None
-        start = min(a.startsAt for a in state.alert.alerts)
-        return {"decision": decide(state.findings, state.gathered.evidence, alert_start=start)}
+        evidence = state.need_gathered().evidence
+        start = state.request.started_at
+        return {"decision": decide(state.findings, evidence, alert_start=start, taxonomy=knowledge.taxonomy)}
 
     def review_node(state: TriageState) -> dict[str, Any]:
-        assert deps.reviewer is not None
+        assert deps.reviewer is not None  # the router only comes here with a reviewer
         verdict, notes = deps.reviewer.review(state)
         return {"verdict": verdict, "notes": [*state.notes, *notes]}
 
     def propose_node(state: TriageState) -> dict[str, Any]:
-        gathered, decision = state.gathered, state.decision
-        assert gathered is not None and decision is not None
+        gathered, decision = state.need_gathered(), state.need_decision()
         if state.verdict is not None:
             decision = overridden(decision, state.verdict)
-        book = deps.runbooks.match(decision.code, decision.category)
+        book = knowledge.runbooks.match(decision.code, decision.category)
         ctx = context(decision, gathered.scope, gathered.topology, gathered.evidence)
         actions = propose(
             book, ctx, namespace=gathered.scope.namespace, topology=gathered.topology, decision=decision
@@ -119,18 +102,16 @@ def build_graph(
         return {"actions": actions, "runbook": book.id if book else None, "decision": decision}
 
     def report_node(state: TriageState) -> dict[str, Any]:
-        gathered, decision = state.gathered, state.decision
-        assert gathered is not None and decision is not None
-        book = deps.runbooks.get(state.runbook) if state.runbook else None
+        gathered, decision = state.need_gathered(), state.need_decision()
+        book = knowledge.runbooks.get(state.runbook) if state.runbook else None
         result = build(
-            state.alert,
+            state.request,
             gathered,
             decision,
             book,
             state.actions,
-            meaning=deps.meaning,
+            meaning=knowledge.taxonomy.meaning,
             confidence_value=confidence(decision, gathered),
-            severity=state.severity,
         )
         if state.verdict is not None:
             result = with_verdict(result, state.verdict, gathered)
@@ -160,48 +141,17 @@ def build_graph(
     return graph.compile(checkpointer=checkpointer or InMemorySaver(), interrupt_after=pause_after or None)
 
 
-def overridden(decision: Decision, verdict: Verdict) -> Decision:
-    """The rules' decision with the validated verdict's code, category and layer."""
-    return Decision(
-        code=verdict.code,
-        category=verdict.category,
-        layer=verdict.layer,
-        cause=decision.cause,
-        findings=decision.findings,
-        rollout=decision.rollout,
-        rule="llm review",
-        reasons=decision.reasons,
-    )
+def run(graph: Graph, request: TriageRequest) -> TriageResult:
+    """Run the graph to its end for one triage run and return the result.
 
-
-def with_verdict(result: TriageResult, verdict: Verdict, gathered: Gathered) -> TriageResult:
-    """The result with the verdict's hypothesis, confidence and cited evidence first."""
-    by_id = {e.id: e for e in gathered.evidence}
-    cited = [by_id[i].public() for i in verdict.evidence_ids if i in by_id]
-    rest = [e for e in result.evidence if e["id"] not in set(verdict.evidence_ids)]
-    return result.model_copy(
-        update={
-            "hypothesis": verdict.hypothesis,
-            "confidence": verdict.confidence,
-            "engine": "llm",
-            "evidence": (cited + rest)[:15],
-        }
-    )
-
-
-def run(
-    graph: CompiledStateGraph[TriageState, None, TriageState, TriageState],
-    state: TriageState,
-    *,
-    thread_id: str,
-) -> TriageResult:
-    """Run the graph to its end for one incident and return the result.
-
-    The thread's checkpoint decides how: a triage that stopped midway (a worker died, a pause)
-    resumes from its last finished step instead of asking the backends again; one that finished
-    returns its stored result; otherwise a new run starts from `state`.
+    The run's checkpoint decides how: a run that stopped midway (a worker died, a pause) resumes
+    from its last finished step instead of asking the backends again; one that finished returns
+    its stored result; otherwise it starts from `request`.
     """
-    config: RunnableConfig = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+    config: RunnableConfig = {
+        "configurable": {"thread_id": request.thread_id},
+        "recursion_limit": RECURSION_LIMIT,
+    }
     snapshot = graph.get_state(config)
     done = _result(snapshot.values) if snapshot.values else None
     if snapshot.next:
@@ -209,10 +159,10 @@ def run(
     elif done is not None:
         return done
     else:
-        final = graph.invoke(state, config=config)
+        final = graph.invoke(TriageState(request=request), config=config)
     result = _result(final)
     if result is None:
-        raise RuntimeError(f"triage {thread_id} paused before its report")
+        raise RuntimeError(f"triage {request.thread_id} paused before its report")
     return result
 
 

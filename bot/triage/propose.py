@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.actions.catalog import ActionKind
+from bot.domain import ProposedAction
 from bot.triage.classify import Decision
-from bot.triage.model import ProposedAction
 from bot.triage.runbooks import ActionContext, Runbook, RunbookCatalog
 from bot.triage.scope import IncidentScope
 from tools.kubernetes import REVISION, Topology
@@ -77,7 +77,7 @@ def propose(
     for resolved in RunbookCatalog.resolve(book, ctx):
         actions.append(
             ProposedAction(
-                kind=resolved.kind.value,
+                kind=resolved.kind,
                 target=resolved.target,
                 namespace=None if resolved.kind is ActionKind.CORDON_NODE else namespace,
                 params=_params(resolved.kind, resolved.target, topology, decision),

@@ -6,24 +6,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.alertmanager import WebhookPayload
+from bot.domain import IncidentSummary, ProposedAction, TimelineEntry, TriageResult
 from bot.triage.classify import Decision
 from bot.triage.findings import Finding
 from bot.triage.gather import Gathered
-from bot.triage.model import IncidentSummary, ProposedAction, TimelineEntry, TriageResult
+from bot.triage.request import TriageRequest
 from bot.triage.runbooks import Runbook
 from tools.result import Evidence, Source
 
 MAX_EVIDENCE = 15
 
 
-def incident_summary(alert: WebhookPayload, severity: str | None = None) -> IncidentSummary:
+def incident_summary(request: TriageRequest, gathered: Gathered) -> IncidentSummary:
+    """The incident's own values (as intake and the configuration set them), then the scope's."""
+    incident = request.incident
     return IncidentSummary(
-        service=alert.label("service"),
-        model=alert.label("model", "model_name"),
-        namespace=alert.label("namespace"),
-        started_at=min(a.startsAt for a in alert.alerts),
-        severity=severity or alert.label("severity"),
+        service=incident.service or gathered.scope.service,
+        model=incident.model or gathered.scope.model,
+        namespace=incident.namespace or gathered.scope.namespace,
+        started_at=request.started_at,
+        severity=incident.severity.value,
     )
 
 
@@ -148,7 +150,7 @@ def cited_evidence(decision: Decision, gathered: Gathered) -> list[Evidence]:
 
 
 def build(
-    alert: WebhookPayload,
+    request: TriageRequest,
     gathered: Gathered,
     decision: Decision,
     book: Runbook | None,
@@ -156,10 +158,9 @@ def build(
     *,
     meaning: Callable[[str], str],
     confidence_value: float,
-    severity: str | None = None,
 ) -> TriageResult:
     return TriageResult(
-        incident=incident_summary(alert, severity),
+        incident=incident_summary(request, gathered),
         category=decision.category,
         code=decision.code,
         layer=decision.layer,

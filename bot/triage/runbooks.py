@@ -12,17 +12,18 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.actions.catalog import CATALOG, ActionKind
+from bot.datafile import did_you_mean
 from bot.domain import Category
 from bot.errors import ConfigError
-from bot.yamlpos import compose, describe
+from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
+from tools.yamlpos import compose, describe, line_of
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "runbooks"
 PLACEHOLDERS = frozenset({"deployment", "pod", "node", "route"})
 TEMPLATE = re.compile(r"^(?P<kind>[a-z]+)/\{(?P<slot>[a-z]+)\}$")
-CODE = re.compile(r"^(UNATTRIBUTED|(INF|DEP|MOD|ENG|GW|BIZ)_[A-Z0-9_]+)$")
 Condition = Literal[
     "always", "rollout", "config_rollout", "single_node", "single_pod", "multi_backend_route", "fleet_healthy"
 ]
@@ -59,16 +60,8 @@ class RunbookAction(BaseModel):
 class Matches(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    codes: list[str] = Field(default_factory=list)
+    codes: list[str] = Field(default_factory=list)  # checked against the taxonomy when loaded
     categories: list[Category] = Field(default_factory=list)
-
-    @field_validator("codes")
-    @classmethod
-    def _codes(cls, codes: list[str]) -> list[str]:
-        for code in codes:
-            if not CODE.match(code):
-                raise ValueError(f"{code!r} is not a taxonomy code")
-        return codes
 
     @model_validator(mode="after")
     def _something(self) -> Matches:
@@ -132,8 +125,11 @@ class RunbookCatalog:
         self.runbooks = runbooks
 
     @classmethod
-    def load(cls, folder: Path = DEFAULT_DIR) -> RunbookCatalog:
-        books = [load_runbook(p) for p in sorted(folder.glob("*.md")) if p.name.lower() != "readme.md"]
+    def load(cls, folder: Path, taxonomy: Taxonomy) -> RunbookCatalog:
+        """Every runbook of the folder; each code it matches must be a code of `taxonomy`."""
+        books = [
+            load_runbook(p, taxonomy) for p in sorted(folder.glob("*.md")) if p.name.lower() != "readme.md"
+        ]
         seen: dict[str, Path] = {}
         for book in books:
             if book.id in seen:
@@ -152,7 +148,7 @@ class RunbookCatalog:
         by_category = [b for b in self.runbooks if category and category in b.meta.matches.categories]
         if by_category:
             return max(by_category, key=lambda b: b.meta.priority)
-        return next((b for b in self.runbooks if "UNATTRIBUTED" in b.meta.matches.codes), None)
+        return next((b for b in self.runbooks if UNATTRIBUTED in b.meta.matches.codes), None)
 
     @staticmethod
     def resolve(book: Runbook, context: ActionContext) -> list[ResolvedAction]:
@@ -176,7 +172,7 @@ class RunbookCatalog:
         return resolved
 
 
-def load_runbook(path: Path) -> Runbook:
+def load_runbook(path: Path, taxonomy: Taxonomy) -> Runbook:
     text = path.read_text(encoding="utf-8")
     if not text.startswith("---"):
         raise ConfigError(f"{path}:1: a runbook starts with YAML front matter between '---' lines")
@@ -195,6 +191,13 @@ def load_runbook(path: Path) -> Runbook:
         raise ConfigError(
             "invalid runbook\n  " + "\n  ".join(describe(exc, str(path), compose(header)))
         ) from exc
+    for index, code in enumerate(meta.matches.codes):
+        if not taxonomy.knows(code):
+            line = line_of(compose(header), ("matches", "codes", index))
+            hint = did_you_mean(code, taxonomy.known())
+            raise ConfigError(f"{path}:{line}: matches.codes[{index}]: {code!r} is not a taxonomy code{hint}")
+    codes = [taxonomy.canonical(code) for code in meta.matches.codes]  # an alias matches its code
+    meta = meta.model_copy(update={"matches": meta.matches.model_copy(update={"codes": codes})})
     if meta.id != path.stem:
         raise ConfigError(
             f"{path}:{_line(header, 'id')}: id: {meta.id!r} must equal the file name {path.stem!r}"

@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.alertmanager import WebhookPayload
+from bot.promql import alert_namespace, envoy_routes, matchers
+from bot.triage.request import TriageRequest
 from tools.kubernetes import Topology
 
-MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')
-ENVOY_ROUTE = re.compile(r"httproute/([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)/rule")
+DEFAULT_NAMESPACE = "default"
 NAME_KEYS = ("service", "deployment", "app", "job", "route", "httproute", "model", "model_name", "container")
 
 
@@ -48,15 +48,6 @@ class IncidentScope:
         }
 
 
-def matchers(expr: str | None) -> dict[str, list[str]]:
-    """Equality and regex label matchers of a PromQL expression: {label: [values]}."""
-    found: dict[str, list[str]] = {}
-    for label, op, value in MATCHER.findall(expr or ""):
-        if op in ("=", "=~") and value:
-            found.setdefault(label, []).append(value)
-    return found
-
-
 def _labels(obj: dict[str, Any]) -> dict[str, str]:
     return dict((obj.get("metadata") or {}).get("labels") or {})
 
@@ -76,46 +67,47 @@ def _owner(obj: dict[str, Any], kind: str) -> str | None:
     return None
 
 
-def namespace_of(alert: WebhookPayload, default: str | None) -> str:
-    """The alert's namespace label, else its PromQL's namespace matcher, else `default`."""
-    if alert.label("namespace"):
-        return str(alert.label("namespace"))
-    for a in alert.alerts:
-        found = matchers(a.query).get("namespace")
-        if found:
-            return found[0]
-    return default or "default"
+def namespace_of(request: TriageRequest, default: str | None = None) -> str:
+    """The incident's namespace, else the one its alerts name (label, PromQL, gateway cluster),
+    else the configured default, else Kubernetes' `default`."""
+    if request.incident.namespace:
+        return request.incident.namespace
+    labels = {
+        "namespace": request.label("namespace") or "",
+        "envoy_cluster_name": request.label("envoy_cluster_name") or "",
+    }
+    return alert_namespace(labels, request.queries) or default or DEFAULT_NAMESPACE
 
 
-def resolve(alert: WebhookPayload, topology: Topology | None, *, namespace: str | None) -> IncidentScope:
-    """Walk from the alert's names to the objects that serve them."""
+def resolve(request: TriageRequest, topology: Topology | None, *, namespace: str) -> IncidentScope:
+    """Walk from the incident's names to the objects that serve them, in `namespace`."""
     from_expr: dict[str, list[str]] = {}
-    for a in alert.alerts:
-        for key, values in matchers(a.query).items():
+    for query in request.queries:
+        for key, values in matchers(query).items():
             from_expr.setdefault(key, []).extend(values)
-    ns = namespace_of(alert, namespace)
-    names = {v for key in NAME_KEYS for v in [alert.label(key), *from_expr.get(key, [])] if v}
-    # Envoy Gateway names its clusters httproute/<namespace>/<route>/rule/<n>: the route is in there.
-    for cluster in [alert.label("envoy_cluster_name"), *from_expr.get("envoy_cluster_name", [])]:
-        if cluster and (match := ENVOY_ROUTE.search(cluster)):
-            names.add(match.group(2))
-    pod_hints = [p for p in [alert.label("pod"), *from_expr.get("pod", [])] if p]
+    service = request.incident.service or request.label("service")
+    model = request.incident.model or request.label("model", "model_name")
+    names = {v for key in NAME_KEYS for v in [*request.labels(key), *from_expr.get(key, [])] if v}
+    names |= {n for n in (service, model) if n}
+    clusters = [*request.labels("envoy_cluster_name"), *from_expr.get("envoy_cluster_name", [])]
+    names |= {route for _, route in envoy_routes(clusters)}
+    pod_hints = [p for p in [*request.labels("pod"), *from_expr.get("pod", [])] if p]
     node_hints = [
-        n for n in [alert.label("node"), alert.label("instance_node"), *from_expr.get("node", [])] if n
+        n
+        for n in [*request.labels("node"), *request.labels("instance_node"), *from_expr.get("node", [])]
+        if n
     ]
-    service = alert.label("service")
-    model = alert.label("model", "model_name")
     if topology is None:
         return IncidentScope(
-            namespace=ns,
+            namespace=namespace,
             service=service,
             model=model,
             pods=pod_hints,
             nodes=node_hints,
-            deployments=[d for d in [alert.label("deployment")] if d is not None],
+            deployments=request.labels("deployment"),
             notes=["Kubernetes topology unavailable: scope from the alert's labels only"],
         )
-    return _walk(topology, ns, service, model, names, pod_hints, node_hints)
+    return _walk(topology, namespace, service, model, names, pod_hints, node_hints)
 
 
 def _walk(

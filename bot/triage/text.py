@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.triage.model import TriageResult
+from bot.domain import TriageResult
 
 
 def render(result: TriageResult) -> str:

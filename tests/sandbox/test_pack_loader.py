@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.sandbox.pack import PackError, load_pack
-from tests.conftest import SHARED
+from tests.conftest import ROOT
 
-EXAMPLE = SHARED / "examples" / "kv-cache-exhaustion-after-deploy"
+EXAMPLE = ROOT / "scenarios" / "kv-cache-preemption-traffic-surge"
+NODE = "aks-gpua100-28391047-vmss000002"
 
 
 @pytest.fixture
@@ -23,22 +24,23 @@ def pack(tmp_path: Path) -> Path:
 
 def test_example_pack_loads() -> None:
     loaded = load_pack(EXAMPLE)
-    assert loaded.name == "kv-cache-exhaustion-after-deploy"
-    assert loaded.meta.as_of.isoformat() == "2026-06-01T10:07:00+00:00"
+    assert loaded.name == "kv-cache-preemption-traffic-surge"
+    assert loaded.meta.as_of.isoformat() == "2026-06-16T19:05:00+00:00"
     assert loaded.alert.groupKey.startswith("{}/{severity=")
     assert {o["kind"] for o in loaded.objects} >= {"Deployment", "ReplicaSet", "Pod", "Node", "HTTPRoute"}
-    assert loaded.gpus["gpu-node-1"][0].memory_total_mib == 81559
+    assert loaded.gpus[NODE][0].utilization_gpu == 98
     assert loaded.expected is not None and loaded.expected.code == "ENG_KV_CACHE"
-    assert len(loaded.logs) == 52 and loaded.metrics is not None
+    assert len(loaded.logs) == 378 and loaded.metrics is not None
+    assert loaded.files == {"metrics.om", "logs.ndjson", "k8s.yaml", "gpus.json", "expected.yaml"}
 
 
 def test_unknown_fields_are_ignored(pack: Path) -> None:
     (pack / "scenario.yaml").write_text((pack / "scenario.yaml").read_text() + "future_field: {x: 1}\n")
     gpus = json.loads((pack / "gpus.json").read_text())
-    gpus["nodes"]["gpu-node-1"][0]["nvlink_errors"] = 0
+    gpus["nodes"][NODE][0]["nvlink_errors"] = 0
     gpus["collector"] = "dcgm"
     (pack / "gpus.json").write_text(json.dumps(gpus, indent=2))
-    assert load_pack(pack).name == "kv-cache-exhaustion-after-deploy"
+    assert load_pack(pack).name == "kv-cache-preemption-traffic-surge"
 
 
 def replace(path: Path, old: str, new: str) -> None:
@@ -52,8 +54,8 @@ def replace(path: Path, old: str, new: str) -> None:
     [
         (
             "scenario.yaml",
-            "as_of: '2026-06-01T10:07:00Z'",
-            "as_of: '2026-06-01T10:07:00'",
+            "as_of: '2026-06-16T19:05:00Z'",
+            "as_of: '2026-06-16T19:05:00'",
             "scenario.yaml:2: as_of",
         ),
         ("scenario.yaml", "name: kv-cache", "name: KV_cache", "scenario.yaml:1: name"),
@@ -61,7 +63,7 @@ def replace(path: Path, old: str, new: str) -> None:
             "alert.json",
             '"version": "4"',
             '"version": "3"',
-            "alert.json:48: not an Alertmanager v4 payload: version",
+            "alert.json:46: not an Alertmanager v4 payload: version",
         ),
         (
             "alert.json",
@@ -71,18 +73,24 @@ def replace(path: Path, old: str, new: str) -> None:
         ),
         (
             "expected.yaml",
-            "kind: reroute",
+            "kind: add_replica",
             "kind: delete_deployment",
             "expected.yaml:4: acceptable_first_actions[0].kind",
         ),
         ("expected.yaml", "code: ENG_KV_CACHE", "code: kv cache", "expected.yaml:2: code"),
         (
-            "gpus.json",
-            '"utilization_gpu": 95',
-            '"utilization_gpu": 195',
-            "gpus.json:10: nodes.gpu-node-1[0].utilization_gpu",
+            "expected.yaml",
+            "code: ENG_KV_CACHE",
+            "code: ENG_KV_CACHED",
+            "expected.yaml:2: code: 'ENG_KV_CACHED' is not a taxonomy code (did you mean 'ENG_KV_CACHE'?)",
         ),
-        ("k8s.yaml", "kind: ReplicaSet", "kind: ''", "k8s.yaml:1: kind: missing"),
+        (
+            "gpus.json",
+            '"utilization_gpu": 98',
+            '"utilization_gpu": 198',
+            f"gpus.json:10: nodes.{NODE}[0].utilization_gpu",
+        ),
+        ("k8s.yaml", "kind: Deployment", "kind: ''", "k8s.yaml:1: kind: missing"),
     ],
 )
 def test_mistakes_name_file_line_and_field(pack: Path, file: str, old: str, new: str, expected: str) -> None:
@@ -106,7 +114,7 @@ def test_metrics_must_be_openmetrics(pack: Path) -> None:
     (pack / "metrics.om").write_text("\n".join(lines[:-1]) + "\n")
     with pytest.raises(PackError, match=r"must end with '# EOF'"):
         load_pack(pack)
-    lines[3] = "vllm:num_requests_running{pod=unquoted} 1 1780303920"
+    lines[3] = "vllm:num_requests_running{pod=unquoted} 1 1781633160"
     metrics.write_text("\n".join(lines) + "\n")
     with pytest.raises(PackError, match=r"metrics\.om:4: not an OpenMetrics sample"):
         load_pack(pack)

@@ -10,10 +10,11 @@ import pytest
 from prometheus_api_client import PrometheusConnect
 
 from bot.sandbox.prometheus import PrometheusError, PrometheusRunner
-from tests.conftest import SHARED
+from tests.conftest import ROOT
 
-METRICS = SHARED / "examples" / "kv-cache-exhaustion-after-deploy" / "metrics.om"
-AS_OF = 1780308420  # the pack's as_of, 2026-06-01T10:07:00Z
+METRICS = ROOT / "scenarios" / "kv-cache-preemption-traffic-surge" / "metrics.om"
+AS_OF = 1781636700  # the pack's as_of, 2026-06-16T19:05:00Z
+KV = "vllm:gpu_cache_usage_perc"
 
 
 def recorded(metric: str, pod: str, at: int) -> float:
@@ -35,23 +36,21 @@ def alive(pid: int) -> bool:
 
 
 def test_pack_metrics_answer_promql_with_the_pack_values() -> None:
-    pod = "vllm-llama-6d5f8c7b9-2xk4p"
+    pod = "vllm-llama31-8b-support-wjlzdcvg4h-gn466"
     with PrometheusRunner(METRICS) as prom:
         client = PrometheusConnect(url=prom.url)
         at = {"time": str(AS_OF)}
-        kv = client.custom_query(f'vllm:kv_cache_usage_perc{{pod="{pod}"}}', params=at)
-        assert float(kv[0]["value"][1]) == recorded("vllm:kv_cache_usage_perc", pod, AS_OF)
-        an_hour_before = client.custom_query(
-            f'vllm:kv_cache_usage_perc{{pod="{pod}"}}', params={"time": str(AS_OF - 3600)}
-        )
-        assert float(an_hour_before[0]["value"][1]) == recorded("vllm:kv_cache_usage_perc", pod, AS_OF - 3600)
+        kv = client.custom_query(f'{KV}{{pod="{pod}"}}', params=at)
+        assert float(kv[0]["value"][1]) == recorded(KV, pod, AS_OF)
+        an_hour_before = client.custom_query(f'{KV}{{pod="{pod}"}}', params={"time": str(AS_OF - 3600)})
+        assert float(an_hour_before[0]["value"][1]) == recorded(KV, pod, AS_OF - 3600)
         increase = client.custom_query(f'increase(vllm:num_preemptions_total{{pod="{pod}"}}[10m])', params=at)
         assert float(increase[0]["value"][1]) > 0
-        p99 = client.custom_query(
-            "histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket[5m])))",
+        p95 = client.custom_query(
+            "histogram_quantile(0.95, sum by (le) (rate(vllm:time_per_output_token_seconds_bucket[5m])))",
             params=at,
         )
-        assert float(p99[0]["value"][1]) > 2  # the alert's threshold was crossed at as_of
+        assert float(p95[0]["value"][1]) > 0.08  # the alert's threshold was crossed at as_of
         pid = prom.pid
         assert pid is not None and alive(pid)
         root = prom.root
@@ -61,6 +60,6 @@ def test_pack_metrics_answer_promql_with_the_pack_values() -> None:
 
 def test_broken_metrics_name_the_file(tmp_path: Path) -> None:
     broken = tmp_path / "metrics.om"
-    broken.write_text('# TYPE x gauge\nx{a="1" 1 1780308420\n# EOF\n')  # unterminated label set
+    broken.write_text('# TYPE x gauge\nx{a="1" 1 1781636700\n# EOF\n')  # unterminated label set
     with pytest.raises(PrometheusError, match=r"metrics\.om: promtool could not backfill it"):
         PrometheusRunner(broken).start()

@@ -18,9 +18,11 @@ from openai import OpenAI
 from prometheus_api_client import PrometheusConnect
 from slack_sdk import WebClient
 
-from tests.conftest import SHARED
+from bot.sandbox.pack import load_pack
+from bot.sandbox.up import Sandbox
+from tests.conftest import ROOT
 
-EXAMPLE = SHARED / "examples" / "kv-cache-exhaustion-after-deploy"
+EXAMPLE = ROOT / "scenarios" / "kv-cache-preemption-traffic-surge"
 
 
 def children_of(pid: int) -> set[int]:
@@ -60,14 +62,14 @@ def test_sandbox_up_serves_the_pack_and_cleans_up(tmp_path: Path) -> None:
             assert set(first) >= {"prometheus", "elasticsearch", "kubernetes", "slack", "openai", "env"}
             env = first["env"]
             prom = PrometheusConnect(url=first["prometheus"])
-            kv = prom.custom_query("max(vllm:kv_cache_usage_perc)", params={"time": "2026-06-01T10:07:00Z"})
+            kv = prom.custom_query("max(vllm:gpu_cache_usage_perc)", params={"time": "2026-06-16T19:05:00Z"})
             assert float(kv[0]["value"][1]) > 0.95
             es = Elasticsearch(first["elasticsearch"])
-            assert es.count(index=env["LOGS_INDEX"])["count"] == 52
+            assert es.count(index=env["LOGS_INDEX"])["count"] == 378
             es.close()
             api = k8s_config.new_client_from_config(config_file=env["KUBECONFIG"])
-            pods = k8s.CoreV1Api(api).list_namespaced_pod("llm-serving", _preload_content=False)
-            assert len(json.loads(pods.data)["items"]) == 2
+            pods = k8s.CoreV1Api(api).list_namespaced_pod("support-bot", _preload_content=False)
+            assert len(json.loads(pods.data)["items"]) == 3
             api.close()
             slack = WebClient(token=env["SLACK_BOT_TOKEN"], base_url=env["SLACK_API_URL"])
             assert slack.auth_test()["ok"] is True
@@ -77,7 +79,8 @@ def test_sandbox_up_serves_the_pack_and_cleans_up(tmp_path: Path) -> None:
             )
             assert reply.choices[0].message.content == "The KV cache is saturated."
             llm.close()
-            assert env["TRIAGE_AS_OF"] == "2026-06-01T10:07:00Z"
+            assert env["TRIAGE_AS_OF"] == "2026-06-16T19:05:00Z"
+            assert env["KUBERNETES_NAMESPACE"] == "support-bot"
             assert os.path.exists(env["KUBECONFIG"])
         finally:
             proc.send_signal(signal.SIGINT)
@@ -104,3 +107,23 @@ def test_sandbox_up_refuses_an_invalid_pack(tmp_path: Path) -> None:
         timeout=60,
     )
     assert result.returncode == 1 and "scenario.yaml: missing" in result.stderr
+
+
+def test_only_what_the_pack_records_is_served(tmp_path: Path) -> None:
+    """No logs.ndjson: no Elasticsearch is configured, so the triage names the gap instead of
+    reading an empty index as "nothing wrong"; no LLM script: no LLM is configured."""
+    import shutil
+
+    from bot.sandbox.replay import replaying
+
+    pack = tmp_path / "pack"
+    shutil.copytree(EXAMPLE, pack)
+    (pack / "logs.ndjson").unlink()
+    with Sandbox(load_pack(pack)) as sandbox:
+        assert "ELASTICSEARCH_URL" not in sandbox.env and "elasticsearch" not in sandbox.urls
+        assert not any(key.startswith("OPENAI_") for key in sandbox.env)
+        assert {"PROMETHEUS_URL", "KUBERNETES_API_URL", "SLACK_API_URL"} <= set(sandbox.env)
+        with replaying(sandbox) as replay:
+            result = replay.triage().result
+    assert "elasticsearch: evidence: not configured (set ELASTICSEARCH_URL)" in result.gaps
+    assert result.code == "ENG_KV_CACHE"  # the metrics alone still say it

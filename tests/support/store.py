@@ -21,3 +21,10 @@ def totals(db: Database) -> dict[str, int]:
         "timeline": count(db, TimelineEventRow),
         "jobs": count(db, JobRow),
     }
+
+
+def jobs_by_kind(db: Database) -> dict[str, int]:
+    """How many jobs of each kind were ever queued."""
+    with db.reader() as session:
+        rows = session.execute(select(JobRow.kind, func.count()).group_by(JobRow.kind)).all()
+    return {str(kind): int(n) for kind, n in rows}

@@ -37,7 +37,7 @@ def window(example: Pack) -> Window:
 
 
 def scope() -> LogScope:
-    return LogScope(namespace="llm-serving", pod_prefixes=["vllm-llama-"])
+    return LogScope(namespace="support-bot", pod_prefixes=["vllm-llama31-8b-support-"])
 
 
 def test_signatures_are_aggregated_by_elasticsearch(
@@ -60,7 +60,8 @@ def test_signatures_are_aggregated_by_elasticsearch(
 def test_volume_status_codes_and_search(example: Pack, logs: tuple[LogTool, ElasticsearchStandIn]) -> None:
     tool, _ = logs
     w = window(example)
-    in_window = [d for d in lines() if w.start <= datetime.fromisoformat(d["@timestamp"]) <= w.as_of]
+    in_scope = [d for d in lines() if d["kubernetes"]["pod"]["name"].startswith("vllm-llama31-8b-support-")]
+    in_window = [d for d in in_scope if w.start <= datetime.fromisoformat(d["@timestamp"]) <= w.as_of]
     codes = Counter(str(d["http"]["response"]["status_code"]) for d in in_window if "http" in d)
     status = {e.labels["code"]: e.value for e in tool.status_codes(scope(), w).evidence}
     assert status == dict(codes)

@@ -110,7 +110,8 @@ class StuckNvml(FakeNvml):
 
 
 def test_gpu_slow(example: Pack) -> None:
-    probes: dict[str, Any] = {"gpu-node-1": StuckNvml(example.gpus["gpu-node-1"])}
+    readings = next(iter(example.gpus.values()))
+    probes: dict[str, Any] = {"gpu-node-1": StuckNvml(readings)}
     started = time.monotonic()
     result = GpuTool(probes, timeout=TIMEOUT).read(["gpu-node-1"], as_of=WINDOW.as_of)
     assert time.monotonic() - started < SLOW_SECONDS / 2

@@ -12,14 +12,15 @@ from tools.gpu import GpuTool
 from tools.result import Status
 
 AS_OF = datetime(2026, 6, 1, 10, 7, tzinfo=UTC)
+NODE = "aks-gpua100-28391047-vmss000004"
 
 
 def test_readings_become_evidence(example: Pack) -> None:
     probes = {node: FakeNvml(readings) for node, readings in example.gpus.items()}
-    result = GpuTool(probes).read(["gpu-node-1"], as_of=AS_OF)
+    result = GpuTool(probes).read([NODE], as_of=AS_OF)
     assert result.status is Status.OK and len(result.evidence) == 1
     gpu = result.evidence[0]
-    reading = example.gpus["gpu-node-1"][0]
+    reading = example.gpus[NODE][0]
     assert gpu.labels["utilization"] == str(reading.utilization_gpu)
     assert f"memory {reading.memory_used_mib}/{reading.memory_total_mib} MiB" in gpu.summary
     assert f"{reading.power_w:.0f} W" in gpu.summary and gpu.labels["faulty"] == "false"

@@ -11,16 +11,24 @@ from tools.prometheus import PrometheusTool, connect
 from tools.result import Source, Status, Window
 from tools.signals import Scope, load_catalog
 
-AS_OF = datetime(2026, 6, 1, 10, 7, tzinfo=UTC)
-POD = "vllm-llama-6d5f8c7b9-2xk4p"
+AS_OF = datetime(2026, 6, 16, 19, 5, tzinfo=UTC)
+POD = "vllm-llama31-8b-support-wjlzdcvg4h-gn466"
+KV = "vllm:gpu_cache_usage_perc"  # vLLM before 0.10 names it so; the catalog reads both names
 
 
-def recorded(metric: str, pod: str, at: datetime) -> float:
+def sample(metric: str, pod: str, at: datetime) -> float | None:
+    """The pack's own sample of the series at `at`, if it recorded one."""
     pattern = re.compile(rf'^{re.escape(metric)}\{{[^}}]*pod="{pod}"[^}}]*\}} (\S+) {int(at.timestamp())}$')
     for line in (EXAMPLE / "metrics.om").read_text().splitlines():
         if m := pattern.match(line):
             return float(m.group(1))
-    raise AssertionError(f"{metric} {pod} {at} not in the pack")
+    return None
+
+
+def recorded(metric: str, pod: str, at: datetime) -> float:
+    found = sample(metric, pod, at)
+    assert found is not None, f"{metric} {pod} {at} not in the pack"
+    return found
 
 
 def tool(url: str) -> PrometheusTool:
@@ -29,10 +37,10 @@ def tool(url: str) -> PrometheusTool:
 
 def scope() -> Scope:
     return Scope(
-        namespace="llm-serving",
-        route="llama-chat",
-        pod_patterns=["vllm-llama-.+"],
-        nodes=["gpu-node-1", "gpu-node-2"],
+        namespace="support-bot",
+        route="support-chat",
+        pod_patterns=["vllm-llama31-8b-support-.+"],
+        nodes=[f"aks-gpua100-28391047-vmss00000{n}" for n in (2, 4, 5)],
     )
 
 
@@ -50,27 +58,25 @@ def test_every_catalog_query_is_valid_promql(example_prometheus: str, example: P
 def test_kv_cache_value_hour_before_and_onset(example_prometheus: str, example: Pack) -> None:
     result = tool(example_prometheus).read_signal("kv_cache_usage", scope(), window(example))
     ours = next(e for e in result.evidence if e.labels.get("pod") == POD)
-    assert ours.value == recorded("vllm:kv_cache_usage_perc", POD, AS_OF)
-    assert float(ours.labels["hour_before"]) == round(
-        recorded("vllm:kv_cache_usage_perc", POD, AS_OF.replace(hour=9)), 3
-    )
+    assert ours.value == recorded(KV, POD, AS_OF)
+    assert float(ours.labels["hour_before"]) == round(recorded(KV, POD, AS_OF.replace(hour=18)), 3)
     assert ours.onset is not None
     # The onset is the first minute the pack's series is above 0.95 (and stays there).
-    series = [
-        (t, recorded("vllm:kv_cache_usage_perc", POD, datetime.fromtimestamp(t, UTC)))
-        for t in range(int(window(example).start.timestamp()), int(AS_OF.timestamp()) + 1, 60)
-    ]
+    # Steps end at as_of itself, so the first one in the window is the first whole minute after its start.
+    first = int(AS_OF.timestamp()) - (int(AS_OF.timestamp() - window(example).start.timestamp()) // 60) * 60
+    grid = [datetime.fromtimestamp(t, UTC) for t in range(first, int(AS_OF.timestamp()) + 1, 60)]
+    series = [(t.timestamp(), v) for t in grid if (v := sample(KV, POD, t)) is not None]
     first_above = next(t for i, (t, v) in enumerate(series) if v > 0.95 and series[i + 1][1] > 0.95)
     assert ours.onset == datetime.fromtimestamp(first_above, UTC)
     assert ours.layer == "ENG" and ours.source is Source.PROMETHEUS
     assert ours.link is not None and ours.link.startswith("http://prometheus.example:9090/graph?g0.expr=")
-    assert "vllm:kv_cache_usage_perc" in ours.query and 'pod=~"vllm-llama-.+"' in ours.query
+    assert KV in ours.query and 'pod=~"vllm-llama31-8b-support-.+"' in ours.query
 
 
 def test_old_and_new_vllm_names_and_histograms(example_prometheus: str, example: Pack) -> None:
     itl = tool(example_prometheus).read_signal("itl_p99", scope(), window(example))
     engines = {e.labels["engine"] for e in itl.evidence}
-    assert engines == {"vllm"}  # the pack exports the new name only; the old-name query finds nothing
+    assert engines == {"vllm_old"}  # the pack exports the old name only; the new-name query finds nothing
     ttft = tool(example_prometheus).read_signal("ttft_p99", scope(), window(example)).evidence[0]
     assert isinstance(ttft.value, float) and ttft.value > 2  # the alert's threshold
     assert ttft.onset is not None and ttft.onset < example.alert.alerts[0].startsAt
@@ -87,6 +93,6 @@ def test_alert_expression_and_free_promql(example_prometheus: str, example: Pack
     assert expr is not None
     fired = prom.alert_expression(expr, window(example)).evidence[0]
     assert fired.onset is not None and fired.onset <= example.alert.alerts[0].startsAt
-    assert isinstance(fired.value, float) and fired.value > 2
-    free = prom.promql(f'vllm:kv_cache_usage_perc{{pod="{POD}"}}', AS_OF)
-    assert free.evidence[0].value == recorded("vllm:kv_cache_usage_perc", POD, AS_OF)
+    assert isinstance(fired.value, float) and fired.value > 0.08  # the expression's own threshold
+    free = prom.promql(f'{KV}{{pod="{POD}"}}', AS_OF)
+    assert free.evidence[0].value == recorded(KV, POD, AS_OF)

@@ -8,24 +8,17 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ConfigError
-from bot.triage.attribution import (
-    DEFAULT_RULES,
-    DEFAULT_TAXONOMY,
-    UNATTRIBUTED,
-    Attributor,
-    attribute_lines,
-    load_taxonomy,
-    required_literals,
-    signature,
-    unattributed_report,
-)
+from bot.triage.attribution import DEFAULT_RULES, Attributor, attribute_lines
+from bot.triage.coverage import signature, unattributed_report
+from bot.triage.prefilter import required_literals
+from bot.triage.taxonomy import DEFAULT_TAXONOMY, UNATTRIBUTED, Taxonomy, default_taxonomy, load_taxonomy
 
 CORPUS = Path(__file__).with_name("error_lines.tsv")
 
 
 @pytest.fixture(scope="module")
 def attributor() -> Attributor:
-    return Attributor.load()
+    return Attributor.load(default_taxonomy())
 
 
 def _corpus() -> list[tuple[str, str, str]]:
@@ -38,7 +31,7 @@ def _corpus() -> list[tuple[str, str, str]]:
 
 
 ROWS = _corpus()
-RULES = Attributor.load().rules
+RULES = Attributor.load(default_taxonomy()).rules
 
 
 # ------------------------------------------------------------------------------ the shipped rules
@@ -76,14 +69,14 @@ def test_every_layer_has_rules_and_every_rule_code_is_in_the_taxonomy(attributor
 
 
 def test_taxonomy_lookups_and_alias(attributor: Attributor) -> None:
-    assert attributor.taxonomy("INF_GPU_OOM")[:2] == ("INF", "infrastructure")
-    layer, category, meaning = attributor.taxonomy("MOD_INFERENCE_TIMEOUT")  # seed 000's name
+    assert attributor.table.info("INF_GPU_OOM")[:2] == ("INF", "infrastructure")
+    layer, category, meaning = attributor.table.info("MOD_INFERENCE_TIMEOUT")  # seed 000's name
     assert (layer, category) == ("ENG", "inference_engine") and meaning
-    assert attributor.taxonomy("BIZ_AUTH").category == "none"
-    assert attributor.taxonomy("GW_ROUTING").category == "operational"
-    assert attributor.taxonomy("DEP_CACHE").category == "infrastructure"
-    assert attributor.taxonomy("MOD_TOKENIZER").category == "model_config"
-    assert attributor.taxonomy(UNATTRIBUTED) == (None, None, "no rule matched the line")
+    assert attributor.table.info("BIZ_AUTH").category == "none"
+    assert attributor.table.info("GW_ROUTING").category == "operational"
+    assert attributor.table.info("DEP_CACHE").category == "infrastructure"
+    assert attributor.table.info("MOD_TOKENIZER").category == "model_config"
+    assert attributor.table.info(UNATTRIBUTED) == (None, None, "no rule matched the line")
     assert attributor.table.resolve("MOD_INFERENCE_TIMEOUT") == "ENG_TIMEOUT"
     assert [attributor.table.priority(c) for c in ("INF_NCCL", "DEP_CACHE", "ENG_CRASH", "BIZ_AUTH")] == [
         "P1",
@@ -92,7 +85,7 @@ def test_taxonomy_lookups_and_alias(attributor: Attributor) -> None:
         "P3",
     ]
     with pytest.raises(KeyError):
-        attributor.taxonomy("INF_NOPE")
+        attributor.table.info("INF_NOPE")
 
 
 # ------------------------------------------------------------------------------ the corpus
@@ -269,7 +262,7 @@ def test_explicit_priority_then_file_order_within_a_layer(tmp_path: Path) -> Non
     examples: ['slow']
 """,
     )
-    at = Attributor.load(rules=rules, taxonomy=DEFAULT_TAXONOMY)
+    at = Attributor.load(default_taxonomy(), rules)
     first = at.attribute("engine failed: queue")
     assert (first.code, first.also, first.priority) == ("ENG_CRASH", ("ENG_QUEUE_FULL",), "P2")
     second = at.attribute("engine failed: queue slow")
@@ -289,7 +282,7 @@ def test_all_and_any_lists_and_alias_codes(tmp_path: Path) -> None:
     examples: ['model deadline exceeded']
 """,
     )
-    at = Attributor.load(rules=rules, taxonomy=DEFAULT_TAXONOMY)
+    at = Attributor.load(default_taxonomy(), rules)
     assert at.attribute("model deadline exceeded").code == "ENG_TIMEOUT"
     assert at.attribute("model too slow, exceeded").code == "ENG_TIMEOUT"
     assert at.attribute("model deadline").code == UNATTRIBUTED
@@ -305,10 +298,10 @@ VALID_RULE = """  - id: ok
 """
 
 
-def _load_error(tmp_path: Path, rules_text: str, taxonomy: Path = DEFAULT_TAXONOMY) -> str:
+def _load_error(tmp_path: Path, rules_text: str, taxonomy: Taxonomy | None = None) -> str:
     path = _write(tmp_path, "rules.yaml", rules_text)
     with pytest.raises(ConfigError) as err:
-        Attributor.load(rules=path, taxonomy=taxonomy)
+        Attributor.load(taxonomy or default_taxonomy(), path)
     return err.value.message
 
 
@@ -394,7 +387,7 @@ def test_other_invalid_rules(tmp_path: Path, rule: str, needle: str) -> None:
 
 def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read the attribution rules"):
-        Attributor.load(rules=tmp_path / "missing.yaml")
+        Attributor.load(default_taxonomy(), tmp_path / "missing.yaml")
     assert "rules.yaml:2: not valid YAML" in _load_error(tmp_path, "rules:\n\t- id: a\n")
     assert "must be a mapping" in _load_error(tmp_path, "- just a list\n")
 

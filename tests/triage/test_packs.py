@@ -1,30 +1,37 @@
-"""The classifier on every pack: category, code and first action against expected.yaml.
+"""Every pack on both ways in: category, code and first action against expected.yaml.
 
-Each pack is triaged end to end through the real clients (real Prometheus, stand-ins of
-Elasticsearch and Kubernetes, NVML readings behind pynvml's calls).
+Each pack is served by the sandbox (a real Prometheus, stand-ins of Elasticsearch and Kubernetes,
+NVML readings behind pynvml's calls) and triaged twice: by the replay `triage --pack` and `eval`
+run (the alert through intake into a throwaway store, the worker triaging), and by a real
+`incident-bot serve` process started with the environment `sandbox up` prints, the pack's
+alert.json posted to its webhook. Both must store the same category, code and ordered actions.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 import pytest
 
+from bot.config import BotConfig
+from bot.domain import TriageResult
+from bot.sandbox.evaluate import find_packs, score
 from bot.sandbox.pack import load_pack
-from bot.triage.evaluate import find_packs, score
-from bot.triage.service import Knowledge, triage_pack
-from tests.conftest import SHARED
+from bot.sandbox.replay import replaying
+from bot.sandbox.up import Sandbox
+from bot.triage.knowledge import Knowledge
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-# The shipped packs, the shared example, and held-out packs written apart from the bot's code.
-PACKS = [
-    *find_packs(ROOT / "scenarios"),
-    SHARED / "examples" / "kv-cache-exhaustion-after-deploy",
-    *find_packs(ROOT / "tests" / "heldout"),
-]
+# The shipped packs, and held-out packs written apart from the bot's code.
+PACKS = [*find_packs(ROOT / "scenarios"), *find_packs(ROOT / "tests" / "heldout")]
 CONTRACT = {
     "incident",
     "category",
@@ -48,7 +55,7 @@ def knowledge() -> Knowledge:
 
 def test_the_scenarios_cover_every_category() -> None:
     expected = [load_pack(p).expected for p in PACKS]
-    assert len(PACKS) >= 19
+    assert len(PACKS) >= 18
     assert {e.category.value for e in expected if e} == {
         "infrastructure",
         "model_config",
@@ -57,26 +64,78 @@ def test_the_scenarios_cover_every_category() -> None:
     }
 
 
+@contextmanager
+def served(env: dict[str, str], folder: Path) -> Iterator[str]:
+    """`incident-bot serve --port 0` as a process with `env`; yields its URL."""
+    process_env = {
+        **os.environ,
+        **env,
+        "DATABASE_URL": f"sqlite:///{folder / 'live.db'}",
+        "WORKER_POLL_SECONDS": "0.1",
+    }
+    for unset in ("ALERTMANAGER_TOKEN", "API_TOKEN", "INCIDENT_BOT_CONFIG", "OPENAI_BASE_URL"):
+        process_env.pop(unset, None)
+    with subprocess.Popen(
+        [sys.executable, "-m", "bot", "serve", "--port", "0"],
+        env=process_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        try:
+            assert proc.stdout is not None and proc.stderr is not None
+            first = proc.stdout.readline()
+            assert first.startswith("incident-bot listening on http://"), first + proc.stderr.read()
+            yield first.split()[3]
+        finally:
+            proc.terminate()
+            proc.wait(20)
+
+
+def live_triage(url: str, body: bytes) -> TriageResult:
+    """Post the alert as Alertmanager would, then read the stored triage back over the API."""
+    with httpx.Client(base_url=url, timeout=10) as client:
+        opened = client.post(
+            "/webhooks/alertmanager", content=body, headers={"Content-Type": "application/json"}
+        )
+        assert opened.status_code == 200, opened.text
+        incident = opened.json()["incident_id"]
+        deadline = time.monotonic() + 90
+        while (stored := client.get(f"/api/incidents/{incident}").json().get("triage")) is None:
+            assert time.monotonic() < deadline, "the worker stored no triage"
+            time.sleep(0.2)
+    return TriageResult.model_validate(stored)
+
+
+def plan(result: TriageResult) -> tuple[str, str, list[tuple[str, str]]]:
+    return result.category.value, result.code, [(a.kind.value, a.target) for a in result.actions]
+
+
 @pytest.mark.parametrize("folder", PACKS, ids=[p.name for p in PACKS])
-def test_pack(folder: Path, knowledge: Knowledge) -> None:
+def test_pack(folder: Path, knowledge: Knowledge, tmp_path: Path) -> None:
     pack = load_pack(folder)
     assert pack.expected is not None
-    result = triage_pack(pack, knowledge)
-    category_ok, code_ok, action_ok = score(pack.expected, result)
-    got = (result.category, result.code, [(a.kind, a.target) for a in result.actions][:1])
-    assert (category_ok, code_ok, action_ok) == (True, True, True), got
+    with Sandbox(pack) as sandbox:
+        with replaying(sandbox, knowledge=knowledge) as replay:
+            result = replay.triage().result
+        with served(sandbox.env, tmp_path) as url:
+            live = live_triage(url, pack.alert_body)
+    category_ok, code_ok, action_ok = score(pack.expected, result, knowledge.taxonomy)
+    assert (category_ok, code_ok, action_ok) == (True, True, True), plan(result)
+    assert plan(live) == plan(result)
     assert set(result.public()) >= CONTRACT
     assert result.engine == "rules" and result.runbook and Path(ROOT / result.runbook).exists()
     assert all(a.reversible and a.undo for a in result.actions)
     cited = {e["id"] for e in result.evidence}
     assert cited, "a triage always rests on evidence"
     assert all(e["query"] and e["summary"] for e in result.evidence)
+    assert result.incident.severity == BotConfig().severity_for(pack.alert.label("severity")).value
     # Every catalog query ran against the pack's real Prometheus, and every backend answered; only a
     # pack without gpus.json may leave NVML unread.
     assert [g for g in result.gaps if not g.startswith("gpu:")] == [], result.gaps
-    assert all(
-        g.endswith("NVML not available") or "NVML not available on this host" in g for g in result.gaps
-    )
+    assert all("NVML not available" in g for g in result.gaps)
+    # The process reached the same backends; NVML is a library, not a URL, so it alone may be missing.
+    assert [g for g in live.gaps if not g.startswith("gpu:")] == [], live.gaps
 
 
 def test_triage_and_eval_commands(tmp_path: Path) -> None:

@@ -6,15 +6,19 @@ import pytest
 from jinja2 import UndefinedError
 
 from bot.actions.catalog import CATALOG
+from bot.domain import Category
 from bot.triage.prompts import render, templates
 from bot.triage.redact import redact
 from bot.triage.scope import IncidentScope
-from bot.triage.taxonomy import code_meanings
+from bot.triage.taxonomy import default_taxonomy
 
+TAXONOMY = default_taxonomy()
 CONTEXTS = {
     "triage_system.j2": {
         "engines": "vLLM",
         "max_steps": 4,
+        "categories": [c.value for c in Category],
+        "layers": [TAXONOMY.layers["ENG"]],
         "codes": {"ENG_KV_CACHE": "KV cache exhausted"},
         "actions": [
             {"kind": s.kind.value, "target_kind": s.target_kind, "effect": s.effect, "undo": s.undo}
@@ -58,9 +62,13 @@ def test_missing_variable_fails_loudly() -> None:
 
 
 def test_system_prompt_lists_the_whole_taxonomy() -> None:
-    codes = code_meanings()
-    text = render("triage_system.j2", **{**CONTEXTS["triage_system.j2"], "codes": codes})
-    assert all(f"- {code}: " in text for code in codes)
+    layers = sorted(TAXONOMY.layers.values(), key=lambda layer: layer.rank)
+    context = {**CONTEXTS["triage_system.j2"], "codes": dict(TAXONOMY.codes), "layers": layers}
+    text = render("triage_system.j2", **context)
+    assert all(f"- {code}: " in text for code in TAXONOMY.codes)
+    # The layer → category map is the taxonomy file's, not a copy in the prompt.
+    assert "- BIZ: the caller's own error" in text and text.count("→ operational") == 2
+    assert all(f"- {layer.name}: " in text for layer in layers)
 
 
 @pytest.mark.parametrize(

@@ -8,13 +8,15 @@ import pytest
 
 from bot.actions.catalog import ActionKind
 from bot.errors import ConfigError
-from bot.triage.runbooks import ActionContext, RunbookCatalog, load_runbook
-from bot.triage.taxonomy import code_meanings
+from bot.triage.runbooks import DEFAULT_DIR, ActionContext, RunbookCatalog, load_runbook
+from bot.triage.taxonomy import default_taxonomy
+
+TAXONOMY = default_taxonomy()
 
 
 def test_every_code_has_a_runbook_and_actions_are_reversible() -> None:
-    catalog = RunbookCatalog.load()
-    for code in [*code_meanings(), "UNATTRIBUTED"]:
+    catalog = RunbookCatalog.load(DEFAULT_DIR, TAXONOMY)
+    for code in [*TAXONOMY.codes, "UNATTRIBUTED"]:
         book = catalog.match(code, None)
         assert book is not None, code
         assert code in book.meta.matches.codes or code == "UNATTRIBUTED", (code, book.id)
@@ -43,7 +45,14 @@ def action(kind: str, target: str) -> str:
         (HEAD + action("delete_deployment", "deployment/{deployment}"), "x.md:6: actions[0].kind"),
         (HEAD + action("cordon_node", "deployment/{deployment}"), "cordon_node acts on a node"),
         (HEAD + action("reroute", "httproute/{gateway}"), "unknown placeholder {gateway}"),
-        ("id: x\ntitle: t\nmatches: {codes: [kv]}\n", "x.md:4: matches.codes"),
+        (
+            "id: x\ntitle: t\nmatches: {codes: [kv]}\n",
+            "x.md:4: matches.codes[0]: 'kv' is not a taxonomy code",
+        ),
+        (
+            "id: x\ntitle: t\nmatches:\n  codes:\n    - ENG_KV_CACHE\n    - ENG_KV_CACH\n",
+            "x.md:7: matches.codes[1]: 'ENG_KV_CACH' is not a taxonomy code (did you mean 'ENG_KV_CACHE'?)",
+        ),
         ("id: x\ntitle: t\nmatches: {}\n", "at least one code or category"),
         ("id: y\ntitle: t\nmatches: {codes: [ENG_KV_CACHE]}\n", "x.md:2: id: 'y' must equal the file name"),
         ("id: x\ntitle: [unclosed\n", "x.md:3: front matter is not valid YAML"),
@@ -51,7 +60,7 @@ def action(kind: str, target: str) -> str:
 )
 def test_invalid_front_matter_names_file_line_field(tmp_path: Path, front: str, expected: str) -> None:
     with pytest.raises(ConfigError) as info:
-        load_runbook(write(tmp_path, "x", front))
+        load_runbook(write(tmp_path, "x", front), TAXONOMY)
     assert expected in info.value.message and "x.md" in info.value.message
 
 
@@ -62,7 +71,7 @@ def test_actions_resolve_only_with_targets_and_conditions(tmp_path: Path) -> Non
         "  - {kind: rollback_deployment, target: 'deployment/{deployment}', when: rollout}\n"
         "  - {kind: restart_pod, target: 'pod/{pod}'}\n"
     )
-    book = load_runbook(write(tmp_path, "x", front))
+    book = load_runbook(write(tmp_path, "x", front), TAXONOMY)
     ctx = ActionContext(targets={"node": "gpu-node-3", "deployment": "vllm"}, single_node=True)
     resolved = RunbookCatalog.resolve(book, ctx)
     assert [(a.kind.value, a.target) for a in resolved] == [("cordon_node", "node/gpu-node-3")]

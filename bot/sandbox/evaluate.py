@@ -1,4 +1,8 @@
-"""`eval`: triage every pack that has an expected.yaml and score category, code and first action."""
+"""`eval`: triage every pack that has an expected.yaml and score category, code and first action.
+
+Each pack runs the production path (`replay`); a pack that cannot be loaded, served or triaged is
+that pack's error in the table, and the run goes on.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.domain import TriageResult
 from bot.errors import BotError
 from bot.sandbox.pack import Expected, load_pack
-from bot.triage.model import TriageResult
-from bot.triage.service import Knowledge, triage_pack
-from bot.triage.taxonomy import canonical
+from bot.sandbox.replay import triage_pack
+from bot.triage.knowledge import Knowledge
+from bot.triage.taxonomy import Taxonomy
 
 
 @dataclass(frozen=True)
@@ -36,16 +41,16 @@ class PackScore:
         return out
 
 
-def score(expected: Expected, result: TriageResult) -> tuple[bool, bool, bool]:
+def score(expected: Expected, result: TriageResult, taxonomy: Taxonomy) -> tuple[bool, bool, bool]:
     """Category and code must match (aliases allowed); the first action must be an acceptable one,
     and when none is acceptable, the right triage proposes nothing."""
-    code_ok = canonical(result.code) == canonical(expected.code)
+    code_ok = taxonomy.canonical(result.code) == taxonomy.canonical(expected.code)
     acceptable = {(a.kind, a.target) for a in expected.acceptable_first_actions}
     if not acceptable:
         action_ok = not result.actions
     else:
         action_ok = bool(result.actions) and (result.actions[0].kind, result.actions[0].target) in acceptable
-    return result.category == expected.category.value, code_ok, action_ok
+    return result.category is expected.category, code_ok, action_ok
 
 
 def find_packs(root: Path) -> list[Path]:
@@ -58,14 +63,17 @@ def find_packs(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def evaluate(root: Path, knowledge: Knowledge) -> list[PackScore]:
+def evaluate(root: Path, knowledge: Knowledge | None = None) -> list[PackScore]:
+    """Score every pack below `root`; `knowledge` is loaded once from the shipped files when None."""
+    knowledge = knowledge or Knowledge.load()
     scores = []
     for folder in find_packs(root):
         try:
-            pack = load_pack(folder)
+            pack = load_pack(folder, taxonomy=knowledge.taxonomy)
             assert pack.expected is not None
-            result = triage_pack(pack, knowledge)
-        except BotError as exc:
+            result = triage_pack(pack, knowledge=knowledge)
+        except Exception as exc:  # one broken pack is its own error, never the end of the run
+            error = exc.message if isinstance(exc, BotError) else f"{type(exc).__name__}: {exc}"
             scores.append(
                 PackScore(
                     name=folder.name,
@@ -73,11 +81,11 @@ def evaluate(root: Path, knowledge: Knowledge) -> list[PackScore]:
                     code_ok=False,
                     action_ok=False,
                     result=None,
-                    error=exc.message,
+                    error=error,
                 )
             )
             continue
-        category_ok, code_ok, action_ok = score(pack.expected, result)
+        category_ok, code_ok, action_ok = score(pack.expected, result, knowledge.taxonomy)
         scores.append(
             PackScore(
                 name=pack.name, category_ok=category_ok, code_ok=code_ok, action_ok=action_ok, result=result

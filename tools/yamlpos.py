@@ -1,7 +1,8 @@
 """Map a validation error's location to a line of the YAML (or JSON) text it came from.
 
 Users edit YAML by hand; an error that says "line 12: services[0].slos[1].objective" is fixed in
-seconds, one that says "validation error" is not.
+seconds, one that says "validation error" is not. Shared by the signal catalog here and by the
+bot's own data files (configuration, taxonomy, rules, runbooks, packs).
 """
 
 from __future__ import annotations

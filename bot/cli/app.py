@@ -1,0 +1,68 @@
+"""The Typer app, its groups, and how every command reports an error and builds what it needs."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+from bot.errors import BotError
+from bot.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from bot.deps import Deps, Services
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="ChatOps incident bot for AI inference.")
+incidents_app = typer.Typer(no_args_is_help=True, help="List, show and change incidents.")
+db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
+config_app = typer.Typer(no_args_is_help=True, help="Configuration file.")
+sandbox_app = typer.Typer(no_args_is_help=True, help="Scenario packs served through the real protocols.")
+app.add_typer(incidents_app, name="incidents")
+app.add_typer(db_app, name="db")
+app.add_typer(config_app, name="config")
+app.add_typer(sandbox_app, name="sandbox")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+Actor = Annotated[str, typer.Option("--actor", help="Who makes the change (recorded on the timeline).")]
+
+
+def fail(exc: BotError) -> NoReturn:
+    """Print the error's own text and exit with its code (see bot.errors)."""
+    typer.echo(f"error: {exc.message}", err=True)
+    raise typer.Exit(exc.exit_code)
+
+
+def settings() -> Settings:
+    try:
+        return load_settings()
+    except BotError as exc:
+        fail(exc)
+
+
+def deps(loaded: Settings) -> Deps:
+    """Everything a long-running command needs, built once from the settings."""
+    from bot.deps import build_deps
+
+    try:
+        return build_deps(loaded)
+    except BotError as exc:
+        fail(exc)
+
+
+def services() -> Services:
+    """The services of a short command (no worker, no triage engine)."""
+    from bot.deps import build_services
+
+    loaded = settings()
+    try:
+        return build_services(loaded, pool_size=2)
+    except BotError as exc:
+        fail(exc)
+
+
+def configure_logging(loaded: Settings) -> None:
+    logging.basicConfig(
+        level=loaded.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    logging.getLogger("alembic").setLevel(logging.WARNING)

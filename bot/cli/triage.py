@@ -1,0 +1,87 @@
+"""`triage --pack`, `eval` and `attribute`: the triage and the attribution on recorded incidents."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bot.cli.app import JsonFlag, app, fail, settings
+from bot.errors import BotError
+
+
+@app.command()
+def triage(
+    pack: Annotated[Path, typer.Option("--pack", help="Scenario pack directory.")],
+    as_json: JsonFlag = False,
+    llm_script: Annotated[
+        Path | None,
+        typer.Option(
+            "--llm-script", help="Add the LLM review, played by the OpenAI stand-in from this script."
+        ),
+    ] = None,
+) -> None:
+    """Triage a pack through the production path: its alert into intake, the worker triaging
+    against the pack's backends (real Prometheus, local API stand-ins), the stored triage printed."""
+    from bot.sandbox.openai import load_script
+    from bot.sandbox.pack import load_pack
+    from bot.sandbox.replay import triage_pack
+
+    try:
+        script = load_script(llm_script) if llm_script else None
+        result = triage_pack(load_pack(pack, with_expected=False), llm_script=script)
+    except BotError as exc:
+        fail(exc)
+    if as_json:
+        typer.echo(json.dumps(result.public(), indent=2))
+        return
+    from bot.triage.text import render
+
+    typer.echo(render(result))
+
+
+@app.command("eval")
+def eval_packs(
+    root: Annotated[Path, typer.Argument(help="Directory holding packs (searched recursively).")],
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Also write the scores as JSON here.")
+    ] = None,
+) -> None:
+    """Triage every pack with an expected.yaml; print per-pack pass/fail and totals (exit 0)."""
+    from bot.sandbox.evaluate import evaluate, table, totals
+
+    scores = evaluate(root)
+    typer.echo(table(scores))
+    if json_file is not None:
+        json_file.write_text(
+            json.dumps({"packs": [s.public() for s in scores], "totals": totals(scores)}, indent=2)
+        )
+
+
+@app.command()
+def attribute(
+    file: Annotated[
+        Path | None, typer.Argument(help="JSON Lines with `message` (or plain lines); default stdin.")
+    ] = None,
+    report: Annotated[
+        bool, typer.Option("--report", help="Then print the unattributed share and top signatures to stderr.")
+    ] = False,
+) -> None:
+    """Attribute each error line to a taxonomy code; one JSON object per input line."""
+    from bot.triage.attribution import attribute_lines, message_of
+    from bot.triage.coverage import unattributed_report
+    from bot.triage.knowledge import Knowledge
+
+    try:
+        attributor = Knowledge.from_settings(settings()).attributor
+    except BotError as exc:
+        fail(exc)
+    lines = (file.read_text(encoding="utf-8") if file else sys.stdin.read()).splitlines()
+    for answer in attribute_lines(lines, attributor):
+        typer.echo(json.dumps(answer))
+    if report:
+        messages = [(message_of(line.strip()), 1) for line in lines if line.strip()]
+        typer.echo(unattributed_report(messages, attributor).render(), err=True)

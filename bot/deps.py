@@ -1,0 +1,128 @@
+"""Wiring: from Settings to the services, the worker and the triage engine, built once.
+
+Every entry point (the server, the CLI, `triage --pack`, `eval`, the benchmarks, the demo) builds
+one `Deps` here and hands its services down; nothing below the entry points builds its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bot.clock import Clock, utc_now
+from bot.config import BotConfig, load_config
+from bot.handlers import handlers
+from bot.incidents import IncidentService
+from bot.intake import Intake
+from bot.lifecycle import Lifecycle
+from bot.metrics import Metrics
+from bot.publish import Publisher, TimelinePublisher
+from bot.settings import Settings
+from bot.store.db import Database, create_database
+from bot.triage.engine import TriageEngine
+from bot.triage.knowledge import Knowledge
+from bot.worker import Worker
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the HTTP API, the CLI, the worker and the chat surface call; none touches rows."""
+
+    incidents: IncidentService
+    intake: Intake
+
+
+@dataclass
+class Deps:
+    """Everything the entry points need, built once."""
+
+    settings: Settings
+    config: BotConfig
+    knowledge: Knowledge
+    db: Database
+    services: Services
+    engine: TriageEngine
+    worker: Worker
+    metrics: Metrics
+
+    def close(self) -> None:
+        """Release clients and connections (after the worker has stopped)."""
+        self.engine.close()
+        self.db.dispose()
+
+
+def build_services(
+    settings: Settings,
+    *,
+    config: BotConfig | None = None,
+    clock: Clock = utc_now,
+    db: Database | None = None,
+    pool_size: int | None = None,
+) -> Services:
+    """Only the services, for a short command that needs neither the worker nor the triage engine."""
+    config = config if config is not None else load_config(settings.incident_bot_config)
+    db = db or create_database(settings.database_url, pool_size=pool_size or settings.db_pool_size)
+    return _services(settings, config, db, clock, on_opened=None)
+
+
+def _services(
+    settings: Settings,
+    config: BotConfig,
+    db: Database,
+    clock: Clock,
+    *,
+    on_opened: Callable[[int], None] | None,
+) -> Services:
+    lifecycle = Lifecycle(job_max_attempts=settings.job_max_attempts)
+    return Services(
+        incidents=IncidentService(db, lifecycle, clock=clock),
+        intake=Intake(db, config, lifecycle, clock=clock, on_opened=on_opened),
+    )
+
+
+def build_deps(
+    settings: Settings,
+    *,
+    config: BotConfig | None = None,
+    clock: Clock = utc_now,
+    publisher: Publisher | None = None,
+    nvml: Mapping[str, Any] | None = None,
+    knowledge: Knowledge | None = None,
+) -> Deps:
+    """Load and validate the configuration and the data files (ConfigError on a mistake), then wire.
+
+    `nvml` hands in the GPU nodes' NVML readers (a pack's recordings); None reads this host's.
+    `knowledge` reuses data files already loaded from the same settings (a run over many packs).
+    """
+    config = config if config is not None else load_config(settings.incident_bot_config)
+    knowledge = knowledge or Knowledge.from_settings(settings)
+    db = create_database(settings.database_url, pool_size=settings.db_pool_size)
+    workers: list[Worker] = []  # the worker is built below, on these services
+
+    def wake(_incident_id: int) -> None:
+        """A new incident's jobs are queued: cut the worker's poll short."""
+        for built in workers:
+            built.wake()
+
+    services = _services(settings, config, db, clock, on_opened=wake)
+    engine = TriageEngine.from_settings(settings, config, db, knowledge, clock=clock, nvml=nvml)
+    worker = Worker(
+        db,
+        handlers(services.incidents, engine, publisher or TimelinePublisher(), config, clock=clock),
+        clock=clock,
+        threads=settings.worker_threads,
+        poll_seconds=settings.worker_poll_seconds,
+        lease_seconds=settings.job_lease_seconds,
+    )
+    workers.append(worker)
+    return Deps(
+        settings=settings,
+        config=config,
+        knowledge=knowledge,
+        db=db,
+        services=services,
+        engine=engine,
+        worker=worker,
+        metrics=Metrics(db),
+    )

@@ -1,0 +1,338 @@
+"""Every lifecycle transition of an incident: the only writer of its timeline, and of the jobs each implies.
+
+Each method runs inside the caller's transaction, on the incident's row (locked by the caller when
+it changes), and writes the change, its timeline event and the follow-up jobs in one commit: an
+incident is never opened without its announcement and first triage queued, and a triage is posted
+only once both it and the announcement it belongs under exist, whichever finishes first.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session
+
+from bot.domain import Category, EventKind, IncidentStatus, Severity, TriageResult
+from bot.errors import InvalidTransitionError
+from bot.jobs import JobKind, enqueue
+from bot.store.models import ActionProposalRow, IncidentRow, TimelineEventRow, TriageRow
+from bot.store.upsert import insert_for
+
+BOT = "incident-bot"
+MAX_NOTE = 4000
+ACTIVE = text("status <> 'resolved'")  # the partial unique index of the active group
+
+
+def actor_of(actor: str) -> str:
+    """Who makes a change; every change needs one."""
+    actor = actor.strip()
+    if not actor:
+        raise InvalidTransitionError("every change needs an actor (who is doing this?)")
+    return actor[:200]
+
+
+class Lifecycle:
+    """The transitions; `job_max_attempts` bounds the retries of every job they enqueue."""
+
+    def __init__(self, *, job_max_attempts: int = 5) -> None:
+        self._attempts = job_max_attempts
+
+    # -- the timeline and the queue ------------------------------------------------------------
+    @staticmethod
+    def _event(
+        session: Session,
+        incident_id: int,
+        *,
+        at: datetime,
+        actor: str,
+        kind: EventKind,
+        text: str,
+        data: dict[str, Any] | None = None,
+    ) -> TimelineEventRow:
+        event = TimelineEventRow(
+            incident_id=incident_id, at=at, actor=actor, kind=kind.value, text=text, data=data or {}
+        )
+        session.add(event)
+        return event
+
+    def _job(
+        self, session: Session, kind: JobKind, incident_id: int, now: datetime, run: int | None = None
+    ) -> None:
+        payload: dict[str, Any] = {"incident_id": incident_id}
+        key = f"{kind.value}:{incident_id}"
+        if run is not None:
+            payload["run"] = run
+            key += f":{run}"
+        enqueue(session, kind=kind, payload=payload, now=now, dedup_key=key, max_attempts=self._attempts)
+
+    def _opened(
+        self, session: Session, row: IncidentRow, *, actor: str, text: str, data: dict[str, Any]
+    ) -> None:
+        """Both ways in (an alert group, a declaration) announce and triage alike."""
+        self._event(
+            session, row.id, at=row.opened_at, actor=actor, kind=EventKind.OPENED, text=text, data=data
+        )
+        self._job(session, JobKind.ANNOUNCE, row.id, row.opened_at)
+        self._start_triage(session, row, actor=actor, now=row.opened_at, first=True)
+
+    # -- opening -------------------------------------------------------------------------------
+    def open_from_group(
+        self, session: Session, values: dict[str, Any], *, group_labels: dict[str, str]
+    ) -> int | None:
+        """Open the group's incident; None when a concurrent notification of the group won the race."""
+        stmt = (
+            insert_for(session, IncidentRow)
+            .values(**values, triage_runs=0)
+            .on_conflict_do_nothing(index_elements=["group_hash"], index_where=ACTIVE)
+            .returning(IncidentRow.id)
+        )
+        created: int | None = session.execute(stmt).scalar_one_or_none()
+        if created is None:
+            return None
+        row = session.get(IncidentRow, created)
+        assert row is not None
+        data = {
+            "receiver": values.get("receiver"),
+            "group_labels": group_labels,
+            "query": values.get("query"),
+            "value": values.get("value"),
+        }
+        self._opened(
+            session, row, actor="alertmanager", text=f"opened from alert group {row.group_key}", data=data
+        )
+        return created
+
+    def declare(self, session: Session, row: IncidentRow, *, actor: str) -> None:
+        """Record a hand-declared incident (the row is new and flushed)."""
+        self._opened(
+            session,
+            row,
+            actor=actor,
+            text=f"declared by {actor}: {row.title}",
+            data={"severity": row.severity},
+        )
+
+    # -- alerts --------------------------------------------------------------------------------
+    def alert_changed(
+        self,
+        session: Session,
+        incident_id: int,
+        *,
+        now: datetime,
+        resolved: bool,
+        text: str,
+        data: dict[str, Any],
+    ) -> None:
+        """A new alert of the group, or one that resolved or fired again."""
+        kind = EventKind.ALERT_RESOLVED if resolved else EventKind.ALERT_FIRING
+        self._event(session, incident_id, at=now, actor="alertmanager", kind=kind, text=text, data=data)
+
+    def alerts_truncated(self, session: Session, incident_id: int, truncated: int, *, now: datetime) -> None:
+        """Say that Alertmanager left alerts out (max_alerts), once per new count."""
+        last = session.scalar(
+            select(TimelineEventRow.data)
+            .where(
+                TimelineEventRow.incident_id == incident_id,
+                TimelineEventRow.kind == EventKind.NOTE.value,
+                TimelineEventRow.actor == "alertmanager",
+            )
+            .order_by(TimelineEventRow.id.desc())
+            .limit(1)
+        )
+        if last and last.get("truncated_alerts") == truncated:
+            return
+        self._event(
+            session,
+            incident_id,
+            at=now,
+            actor="alertmanager",
+            kind=EventKind.NOTE,
+            text=f"Alertmanager left {truncated} alerts of this group out of its notification (max_alerts): "
+            "the incident holds only the alerts it was sent",
+            data={"truncated_alerts": truncated},
+        )
+
+    # -- announcement and triage ---------------------------------------------------------------
+    def announced(
+        self, session: Session, row: IncidentRow, *, now: datetime, text: str, data: dict[str, Any]
+    ) -> bool:
+        """Record the announcement once; triage runs already stored are then queued for posting."""
+        if row.announced_at is not None:
+            return False
+        row.announced_at = now
+        self._event(session, row.id, at=now, actor=BOT, kind=EventKind.ANNOUNCED, text=text, data=data)
+        waiting = session.scalars(
+            select(TriageRow.run).where(TriageRow.incident_id == row.id, TriageRow.posted_at.is_(None))
+        ).all()
+        for run in waiting:
+            self._job(session, JobKind.POST_TRIAGE, row.id, now, run)
+        return True
+
+    def request_triage(self, session: Session, row: IncidentRow, *, actor: str, now: datetime) -> int:
+        """Queue another triage run (a responder asked for one); returns its number."""
+        return self._start_triage(session, row, actor=actor, now=now, first=False)
+
+    def _start_triage(
+        self, session: Session, row: IncidentRow, *, actor: str, now: datetime, first: bool
+    ) -> int:
+        row.triage_runs = (row.triage_runs or 0) + 1
+        run = row.triage_runs
+        if not first:
+            self._event(
+                session,
+                row.id,
+                at=now,
+                actor=actor,
+                kind=EventKind.TRIAGE_REQUESTED,
+                text=f"triage run {run} requested by {actor}",
+                data={"run": run},
+            )
+        self._job(session, JobKind.TRIAGE, row.id, now, run)
+        return run
+
+    def triage_recorded(
+        self, session: Session, row: IncidentRow, run: int, result: TriageResult, *, now: datetime
+    ) -> bool:
+        """Store one run's result and its proposals; False when that run was already stored."""
+        stored = session.execute(
+            insert_for(session, TriageRow)
+            .values(
+                incident_id=row.id,
+                run=run,
+                created_at=now,
+                engine=result.engine,
+                category=result.category.value,
+                code=result.code,
+                layer=result.layer,
+                hypothesis=result.hypothesis,
+                confidence=result.confidence,
+                result=result.public(),
+            )
+            .on_conflict_do_nothing(index_elements=["incident_id", "run"])
+            .returning(TriageRow.id)
+        ).scalar_one_or_none()
+        if stored is None:
+            return False
+        for position, action in enumerate(result.actions):
+            session.add(
+                ActionProposalRow(
+                    incident_id=row.id,
+                    triage_id=stored,
+                    position=position,
+                    kind=action.kind.value,
+                    target=action.target,
+                    namespace=action.namespace,
+                    params=action.params,
+                    rationale=action.rationale,
+                    undo=action.undo,
+                    status="proposed",
+                    created_at=now,
+                )
+            )
+        first = f"; first move: {result.actions[0].kind} {result.actions[0].target}" if result.actions else ""
+        label = "triage" if run == 1 else f"triage run {run}"
+        self._event(
+            session,
+            row.id,
+            at=now,
+            actor=BOT,
+            kind=EventKind.TRIAGED,
+            text=f"{label} ({result.engine}): {result.category} / {result.code}, "
+            f"confidence {result.confidence:.0%}{first}",
+            data={"triage_id": stored, "run": run, "gaps": result.gaps},
+        )
+        if row.announced_at is not None:
+            self._job(session, JobKind.POST_TRIAGE, row.id, now, run)
+        return True
+
+    def triage_posted(self, session: Session, triage: TriageRow, *, now: datetime, text: str) -> None:
+        """A stored run reached its readers."""
+        triage.posted_at = now
+        self._event(
+            session,
+            triage.incident_id,
+            at=now,
+            actor=BOT,
+            kind=EventKind.TRIAGE_POSTED,
+            text=text,
+            data={"run": triage.run},
+        )
+
+    # -- what responders do --------------------------------------------------------------------
+    def acknowledge(self, session: Session, row: IncidentRow, *, actor: str, now: datetime) -> None:
+        if row.status != IncidentStatus.OPEN.value:
+            raise InvalidTransitionError(f"incident {row.id} is {row.status}, not open")
+        row.status = IncidentStatus.ACKNOWLEDGED.value
+        row.acknowledged_at, row.acknowledged_by = now, actor
+        self._event(
+            session, row.id, at=now, actor=actor, kind=EventKind.ACKNOWLEDGED, text=f"acknowledged by {actor}"
+        )
+
+    def set_severity(
+        self, session: Session, row: IncidentRow, severity: Severity, *, actor: str, now: datetime
+    ) -> None:
+        _not_resolved(row)
+        old = row.severity
+        if old == severity.value:
+            return
+        row.severity = severity.value
+        self._event(
+            session,
+            row.id,
+            at=now,
+            actor=actor,
+            kind=EventKind.SEVERITY_CHANGED,
+            text=f"severity {old} → {severity.value}",
+            data={"from": old, "to": severity.value},
+        )
+
+    def tag_category(
+        self, session: Session, row: IncidentRow, category: Category, *, actor: str, now: datetime
+    ) -> None:
+        """Allowed after resolution too: the final tag is often set then."""
+        old = row.category
+        row.category = category.value
+        self._event(
+            session,
+            row.id,
+            at=now,
+            actor=actor,
+            kind=EventKind.CATEGORY_TAGGED,
+            text=f"category {old or 'untagged'} → {category.value}",
+            data={"from": old, "to": category.value},
+        )
+
+    def add_note(
+        self, session: Session, row: IncidentRow, text: str, *, actor: str, now: datetime
+    ) -> TimelineEventRow:
+        text = text.strip()
+        if not text:
+            raise InvalidTransitionError("a note cannot be empty")
+        if len(text) > MAX_NOTE:
+            raise InvalidTransitionError(f"a note is limited to {MAX_NOTE} characters")
+        event = self._event(session, row.id, at=now, actor=actor, kind=EventKind.NOTE, text=text)
+        session.flush()
+        return event
+
+    def resolve(self, session: Session, row: IncidentRow, *, reason: str, actor: str, now: datetime) -> None:
+        reason = reason.strip()
+        if not reason:
+            raise InvalidTransitionError("resolving needs a reason")
+        _not_resolved(row)
+        row.status = IncidentStatus.RESOLVED.value
+        row.resolved_at, row.resolved_by, row.resolution = now, actor, reason[:4000]
+        self._event(
+            session,
+            row.id,
+            at=now,
+            actor=actor,
+            kind=EventKind.RESOLVED,
+            text=f"resolved by {actor}: {reason}",
+        )
+
+
+def _not_resolved(row: IncidentRow) -> None:
+    if row.status == IncidentStatus.RESOLVED.value:
+        raise InvalidTransitionError(f"incident {row.id} is already resolved")

@@ -1,0 +1,47 @@
+"""What an alert's own PromQL names: its label matchers, and the route and namespace in gateway names.
+
+Alert rules often aggregate the labels away (`sum by (route)`), so the expression is where the
+namespace, the pods and the model are still spelled out. Intake and the triage's scope both read it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+MATCHER = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!=|!~|=)\s*"((?:[^"\\]|\\.)*)"')
+# Envoy Gateway names its clusters httproute/<namespace>/<route>/rule/<n>.
+ENVOY_ROUTE = re.compile(r"httproute/([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)/rule")
+ENVOY_NAMESPACE = re.compile(r"httproute/([a-z0-9][-a-z0-9]*)/")
+NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def matchers(expr: str | None) -> dict[str, list[str]]:
+    """Equality and regex label matchers of a PromQL expression: {label: [values]}."""
+    found: dict[str, list[str]] = {}
+    for label, op, value in MATCHER.findall(expr or ""):
+        if op in ("=", "=~") and value:
+            found.setdefault(label, []).append(value)
+    return found
+
+
+def envoy_routes(names: Iterable[str | None]) -> list[tuple[str, str]]:
+    """(namespace, route) of every Envoy Gateway cluster name among `names` (regexes included)."""
+    return [(m.group(1), m.group(2)) for name in names if name and (m := ENVOY_ROUTE.search(name))]
+
+
+def alert_namespace(labels: Mapping[str, str], queries: Iterable[str | None]) -> str | None:
+    """The namespace an alert names: its label, else its PromQL's matcher, else its gateway cluster."""
+    if labels.get("namespace"):
+        return labels["namespace"]
+    exprs = [q for q in queries if q]
+    for expr in exprs:
+        for value in matchers(expr).get("namespace", []):
+            if NAMESPACE.match(value):  # a plain name, not a regex over several namespaces
+                return value
+    clusters = [labels.get("envoy_cluster_name", "")]
+    clusters += [c for expr in exprs for c in matchers(expr).get("envoy_cluster_name", [])]
+    for cluster in clusters:
+        if match := ENVOY_NAMESPACE.search(cluster):
+            return match.group(1)
+    return None

@@ -1,0 +1,106 @@
+"""The evidence tools one triage engine uses, built once from the settings.
+
+Every backend is reached through its official client at the URL the settings give (the sandbox
+prints such settings for a pack); a backend that is not configured is simply absent, and the
+triage names it as a gap. NVML is the exception: it is a library, not a URL, so the readers of
+GPU nodes can be handed in (a pack's recorded readings), else this host's NVML is asked.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.config import BotConfig
+from bot.settings import Settings
+from tools.elasticsearch import LogTool
+from tools.elasticsearch import connect as es_connect
+from tools.gpu import GpuTool
+from tools.kubernetes import KubeTool, api_client
+from tools.prometheus import PrometheusTool
+from tools.prometheus import connect as prom_connect
+from tools.signals import Catalog
+
+
+@dataclass
+class Backends:
+    """The evidence tools; None where a backend is not configured."""
+
+    prometheus: PrometheusTool | None = None
+    logs: LogTool | None = None
+    kube: KubeTool | None = None
+    gpu: GpuTool | None = None
+    default_namespace: str | None = None  # when neither the incident nor its alerts name one
+    signals: list[str] = field(default_factory=list)  # catalog signals to read; empty: all
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Close the clients' connection pools."""
+        for close in self.closers:
+            close()
+        self.closers.clear()
+
+
+def live_backends(
+    settings: Settings, config: BotConfig, catalog: Catalog, *, nvml: Mapping[str, Any] | None = None
+) -> Backends:
+    """The tools for the configured backends (environment first, then the YAML's `backends`).
+
+    `nvml` maps GPU node names to pynvml-like readers; None reads NVML on this host.
+    """
+    timeout = settings.tool_timeout_seconds
+    prom_url = settings.prometheus_url or config.backends.prometheus_url
+    es_url = settings.elasticsearch_url or config.backends.elasticsearch_url
+    backends = Backends(default_namespace=settings.kubernetes_namespace)
+    if prom_url:
+        backends.prometheus = PrometheusTool(
+            prom_connect(prom_url, timeout=timeout), catalog, link_base=prom_url, timeout=timeout
+        )
+    if es_url:
+        key = settings.elasticsearch_api_key.get_secret_value() if settings.elasticsearch_api_key else None
+        es = es_connect(es_url, timeout=timeout, api_key=key)
+        backends.logs = LogTool(
+            es,
+            index=settings.logs_index or config.backends.logs_index,
+            timeout=timeout,
+            kibana_url=settings.kibana_url,
+        )
+        backends.closers.append(es.close)
+    kube = _kube_client(settings)
+    if kube is not None:
+        backends.kube = KubeTool(kube, timeout=timeout)
+        backends.closers.append(kube.close)
+    backends.gpu = GpuTool(nvml, timeout=timeout) if nvml is not None else _local_gpu(timeout)
+    return backends
+
+
+def _kube_client(settings: Settings) -> Any:
+    """An explicit API URL, else KUBECONFIG, else the in-cluster service account, else none (a gap).
+
+    Never a developer's ~/.kube/config by surprise: the bot talks to the cluster it is told about.
+    """
+    if settings.kubernetes_api_url:
+        token = settings.kubernetes_token.get_secret_value() if settings.kubernetes_token else None
+        return api_client(settings.kubernetes_api_url, token=token)
+    from kubernetes import config
+
+    if settings.kubeconfig is not None:
+        return config.new_client_from_config(config_file=str(settings.kubeconfig))  # type: ignore[no-untyped-call]
+    try:
+        config.load_incluster_config()  # type: ignore[no-untyped-call]
+    except config.ConfigException:
+        return None
+    from kubernetes import client
+
+    return client.ApiClient()
+
+
+def _local_gpu(timeout: float) -> GpuTool | None:
+    """NVML on this host, when the bot runs on a GPU node (otherwise the gap says so)."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    return GpuTool({socket.gethostname(): pynvml}, timeout=timeout)

@@ -1,0 +1,125 @@
+"""The triage engine: one per process, built once from the settings, used by every entry point.
+
+The worker's triage job, `triage --pack`, `eval`, the benchmarks and the demo all run a stored
+incident through this engine: the same tools (pointed wherever the settings say), the same data
+files, the same graph, checkpointed in the bot's own database.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from sqlalchemy.engine import make_url
+
+from bot.clock import Clock, utc_now
+from bot.config import BotConfig
+from bot.domain import Alert, Incident, TriageResult
+from bot.settings import Settings
+from bot.store.db import Database
+from bot.triage.backends import Backends, live_backends
+from bot.triage.graph import Graph, Reviewer, TriageDeps, build_graph, run
+from bot.triage.knowledge import Knowledge
+from bot.triage.request import TriageRequest
+
+
+def checkpointer_for(db: Database) -> BaseCheckpointSaver[Any]:
+    """LangGraph's saver on the bot's own database (its tables sit beside the bot's)."""
+    url = db.engine.url
+    if db.dialect == "sqlite":
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        sqlite_saver = SqliteSaver(sqlite3.connect(str(url.database), check_same_thread=False))
+        sqlite_saver.setup()
+        return sqlite_saver
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+
+    plain = make_url(url.render_as_string(hide_password=False)).set(drivername="postgresql")
+    conn = psycopg.connect(
+        plain.render_as_string(hide_password=False),
+        autocommit=True,
+        prepare_threshold=0,
+        row_factory=dict_row,
+    )
+    pg_saver = PostgresSaver(conn)
+    pg_saver.setup()
+    return pg_saver
+
+
+class TriageEngine:
+    """Runs triage requests; the backends' clients and the checkpointer open on first use."""
+
+    def __init__(
+        self,
+        knowledge: Knowledge,
+        backends: Backends,
+        db: Database,
+        *,
+        reviewer: Reviewer | None = None,
+        clock: Clock = utc_now,
+        as_of: Clock | None = None,
+    ) -> None:
+        self.knowledge = knowledge
+        self.backends = backends
+        self._db = db
+        self._reviewer = reviewer
+        self._clock = as_of or clock  # the triage's "now": pinned when a recorded incident is replayed
+        self._graph: Graph | None = None
+        self._checkpointer: BaseCheckpointSaver[Any] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        config: BotConfig,
+        db: Database,
+        knowledge: Knowledge,
+        *,
+        clock: Clock = utc_now,
+        nvml: Mapping[str, Any] | None = None,
+    ) -> TriageEngine:
+        """The engine for the configured backends and, when set, the configured LLM reviewer."""
+        from bot.triage.llm import LlmReviewer
+
+        backends = live_backends(settings, config, knowledge.catalog, nvml=nvml)
+        pinned = settings.triage_as_of
+        return cls(
+            knowledge,
+            backends,
+            db,
+            reviewer=LlmReviewer.from_settings(settings, knowledge, backends),
+            clock=clock,
+            as_of=(lambda: pinned) if pinned is not None else None,
+        )
+
+    def request(self, incident: Incident, alerts: list[Alert], *, run: int = 1) -> TriageRequest:
+        """A request for one run of `incident`, as of the engine's clock."""
+        return TriageRequest(incident=incident, alerts=alerts, as_of=self._clock(), run=run)
+
+    def run(self, request: TriageRequest) -> TriageResult:
+        """Triage one run to its end (resuming it when a checkpoint of it exists)."""
+        return run(self._prepared(), request)
+
+    def _prepared(self) -> Graph:
+        with self._lock:
+            if self._graph is None:
+                self._checkpointer = checkpointer_for(self._db)
+                deps = TriageDeps(backends=self.backends, knowledge=self.knowledge, reviewer=self._reviewer)
+                self._graph = build_graph(deps, checkpointer=self._checkpointer)
+            return self._graph
+
+    def close(self) -> None:
+        """Close the backends' clients and the checkpointer's connection."""
+        with self._lock:
+            self.backends.close()
+            conn = getattr(self._checkpointer, "conn", None)
+            if conn is not None:
+                conn.close()
+            self._checkpointer = None
+            self._graph = None

@@ -13,9 +13,15 @@ import pytest
 import yaml
 from kubernetes.client.exceptions import ApiException
 
-from bot.sandbox.k8s_patch import PatchError, json_patch, strategic_merge_patch
-from bot.sandbox.k8s_selectors import SelectorError, parse_label_selector
-from bot.sandbox.kubernetes import PREVIOUS, KubernetesStandIn
+from bot.sandbox.kubernetes import (
+    PREVIOUS,
+    KubernetesStandIn,
+    PatchError,
+    SelectorError,
+    json_patch,
+    parse_label_selector,
+    strategic_merge_patch,
+)
 from bot.sandbox.server import ServerThread
 
 NOW = datetime(2025, 5, 20, 10, 12, 0, tzinfo=UTC)

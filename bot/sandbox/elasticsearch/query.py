@@ -1,7 +1,7 @@
 """The query DSL of the Elasticsearch stand-in: a query compiled into a function scoring a document.
 
 Kept apart from the HTTP layer so that aggregations reuse exactly the query matching that searches
-use; documents and field types come from `es_mapping`, dates from `es_dates`. Scores are simple and
+use; documents and field types come from `mapping`, dates from `dates`. Scores are simple and
 deterministic (matched terms times boost), not BM25: tests assert on which documents match and in
 what sorted order, not on relevance numbers.
 """
@@ -17,9 +17,9 @@ from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
 
-from bot.sandbox.es_dates import DEFAULT_DATE_FORMAT, parse_date, parse_zone
-from bot.sandbox.es_errors import Json, parsing_error, shard_error
-from bot.sandbox.es_mapping import Document, Field, IndexMapping, analyze, coerce, sortable_values
+from bot.sandbox.elasticsearch.dates import DEFAULT_DATE_FORMAT, parse_date, parse_zone
+from bot.sandbox.elasticsearch.errors import Json, parsing_error, shard_error
+from bot.sandbox.elasticsearch.mapping import Document, Field, IndexMapping, analyze, coerce, sortable_values
 
 # --------------------------------------------------------------------------------------- query DSL
 

@@ -99,27 +99,27 @@ class ApiFailure(Exception):
         return body | ({"details": self.details} if self.details is not None else {})
 
 
-def _details(res: Resource, name: str) -> Obj:
+def status_details(res: Resource, name: str) -> Obj:
     return {"name": name, "kind": res.plural} | ({"group": res.group} if res.group else {})
 
 
-def _not_found(res: Resource, name: str) -> ApiFailure:
-    return ApiFailure(404, f'{res.group_resource} "{name}" not found', details=_details(res, name))
+def not_found(res: Resource, name: str) -> ApiFailure:
+    return ApiFailure(404, f'{res.group_resource} "{name}" not found', details=status_details(res, name))
 
 
-def _no_route() -> ApiFailure:
+def no_route() -> ApiFailure:
     return ApiFailure(404, "the server could not find the requested resource", details={})
 
 
-def _conflict(res: Resource, name: str) -> ApiFailure:
+def conflict(res: Resource, name: str) -> ApiFailure:
     message = (
         f'Operation cannot be fulfilled on {res.group_resource} "{name}": the object has been modified; '
         "please apply your changes to the latest version and try again"
     )
-    return ApiFailure(409, message, details=_details(res, name))
+    return ApiFailure(409, message, details=status_details(res, name))
 
 
-class _Discovery:
+class Discovery:
     """The discovery endpoints, answered from `RESOURCES`; the stand-in routes them to these methods."""
 
     # --- discovery ---------------------------------------------------------------------------------
@@ -143,13 +143,13 @@ class _Discovery:
     async def _group(self, request: Request) -> Response:
         group = request.path_params["group"]
         if not any(r.group == group for r in RESOURCES):
-            return JSONResponse(_no_route().status(), status_code=404)
+            return JSONResponse(no_route().status(), status_code=404)
         return JSONResponse({"kind": "APIGroup", "apiVersion": "v1", **_group_doc(group)})
 
     async def _group_resources(self, request: Request) -> Response:
         group, version = request.path_params["group"], request.path_params["version"]
         if not any(r.group == group and r.version == version for r in RESOURCES):
-            return JSONResponse(_no_route().status(), status_code=404)
+            return JSONResponse(no_route().status(), status_code=404)
         return JSONResponse(_resource_list(group, version))
 
 

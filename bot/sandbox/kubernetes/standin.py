@@ -24,19 +24,19 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from bot.sandbox.k8s_logs import PREVIOUS, _int_param, _log_container, _LogOptions
-from bot.sandbox.k8s_objects import (
-    _check_identity,
-    _check_preconditions,
-    _check_string_maps,
-    _dry_run,
-    _grace_period,
-    _jsonable,
-    _mark_terminating,
-    _rfc3339,
-    _spec_part,
+from bot.sandbox.kubernetes.logs import LogOptions, int_param, log_container
+from bot.sandbox.kubernetes.objects import (
+    check_identity,
+    check_preconditions,
+    check_string_maps,
+    grace_period,
+    is_dry_run,
+    jsonable,
+    mark_terminating,
+    rfc3339,
+    spec_part,
 )
-from bot.sandbox.k8s_patch import (
+from bot.sandbox.kubernetes.patch import (
     PatchError,
     apply_patch,
     decode_json,
@@ -44,21 +44,19 @@ from bot.sandbox.k8s_patch import (
     scale_of,
     sync_cordon_taint,
 )
-from bot.sandbox.k8s_resources import (
+from bot.sandbox.kubernetes.resources import (
     RESOURCES,
     SCALE,
     ApiFailure,
+    Discovery,
     Obj,
     Resource,
-    _conflict,
-    _details,
-    _Discovery,
-    _no_route,
-    _not_found,
+    conflict,
+    no_route,
+    not_found,
+    status_details,
 )
-from bot.sandbox.k8s_selectors import SelectorError, page, parse_field_selector, parse_label_selector
-
-__all__ = ["PREVIOUS", "RESOURCES", "KubernetesStandIn", "Write"]
+from bot.sandbox.kubernetes.selectors import SelectorError, page, parse_field_selector, parse_label_selector
 
 _SERVER_OWNED = (
     "name",
@@ -96,7 +94,7 @@ class _Target:
     sub: str | None
 
 
-class KubernetesStandIn(_Discovery):
+class KubernetesStandIn(Discovery):
     """The API server's REST surface over an in-memory store; `app` is the ASGI application to serve.
 
     `pod_logs` maps (namespace, pod, container) to log lines, oldest first; a line may start with an
@@ -118,7 +116,7 @@ class KubernetesStandIn(_Discovery):
         self._store: dict[str, dict[tuple[str, str], Obj]] = {res.plural: {} for res in RESOURCES}
         self._rv = 0
         self.writes: list[Write] = []
-        self._load([_jsonable(dict(obj)) for obj in objects])
+        self._load([jsonable(dict(obj)) for obj in objects])
         self.app = Starlette(routes=self._routes())
 
     def get_object(self, kind: str, namespace: str | None, name: str) -> Obj | None:
@@ -156,7 +154,7 @@ class KubernetesStandIn(_Discovery):
         meta = doc.setdefault("metadata", {})
         if not isinstance(meta.get("name"), str) or not meta["name"]:
             raise ValueError(f"{res.kind} without metadata.name")
-        _check_string_maps(res, meta)
+        check_string_maps(res, meta)
         doc["apiVersion"] = res.api_version
         if res.namespaced:
             meta["namespace"] = str(meta.get("namespace") or "default")
@@ -216,10 +214,10 @@ class KubernetesStandIn(_Discovery):
             namespace, parts = parts[1], parts[2:]
         res = self._by_path.get((group, version, parts[0])) if 1 <= len(parts) <= 3 else None
         if res is None or (namespace is not None and not res.namespaced):
-            raise _no_route()
+            raise no_route()
         name = parts[1] if len(parts) > 1 else None
         if res.namespaced and name is not None and namespace is None:
-            raise _no_route()
+            raise no_route()
         return _Target(res, namespace, name, parts[2] if len(parts) > 2 else None)
 
     # --- reads -------------------------------------------------------------------------------------
@@ -235,13 +233,13 @@ class KubernetesStandIn(_Discovery):
                 return PlainTextResponse(self._log(self._require(target), query))
             if target.sub == "scale" and res.scalable:
                 return JSONResponse(scale_of(self._require(target)))
-        raise _no_route()
+        raise no_route()
 
     def _require(self, target: _Target) -> Obj:
         assert target.name is not None
         found = self._store[target.resource.plural].get((target.namespace or "", target.name))
         if found is None:
-            raise _not_found(target.resource, target.name)
+            raise not_found(target.resource, target.name)
         return copy.deepcopy(found)
 
     def _list(self, target: _Target, query: QueryParams) -> Obj:
@@ -258,7 +256,7 @@ class KubernetesStandIn(_Discovery):
                 and labels.matches(obj["metadata"].get("labels"))
                 and fields.matches(obj)
             ]
-            shown, meta = page(items, _int_param(query, "limit"), query.get("continue"))
+            shown, meta = page(items, int_param(query, "limit"), query.get("continue"))
         except SelectorError as exc:
             raise ApiFailure(400, str(exc)) from exc
         list_meta = {"resourceVersion": str(self._rv), **meta}
@@ -271,8 +269,8 @@ class KubernetesStandIn(_Discovery):
 
     def _log(self, pod: Obj, query: QueryParams) -> str:
         meta = pod["metadata"]
-        container = _log_container(pod, query.get("container"))
-        options = _LogOptions.parse(query, self._now())
+        container = log_container(pod, query.get("container"))
+        options = LogOptions.parse(query, self._now())
         lines = self._pod_logs.get((meta["namespace"], meta["name"], container + options.suffix))
         if lines is None and options.previous:
             message = f'previous terminated container "{container}" in pod "{meta["name"]}" not found'
@@ -285,7 +283,7 @@ class KubernetesStandIn(_Discovery):
         """Run a mutating request and record it, whether it succeeded, was a dry run, or was refused."""
         dry_run = False
         try:
-            dry_run = _dry_run(request.method, request.query_params, body)
+            dry_run = is_dry_run(request.method, request.query_params, body)
             with self._lock:
                 payload = self._mutate(request, target, body, dry_run)
         except ApiFailure as failure:
@@ -335,14 +333,14 @@ class KubernetesStandIn(_Discovery):
             return self._commit(res, stored, candidate, dry_run)
         if target.sub == "scale" and res.scalable and method != "DELETE":
             return self._write_scale(target, method, media, body, dry_run)
-        raise _no_route()
+        raise no_route()
 
     def _commit(self, res: Resource, stored: Obj, candidate: Obj, dry_run: bool) -> Obj:
         """Validate and store `candidate`; a no-op or a dry run stores nothing and keeps the version."""
-        _check_identity(res, stored, candidate)
+        check_identity(res, stored, candidate)
         wanted = candidate["metadata"].get("resourceVersion")
         if wanted not in (None, "") and str(wanted) != stored["metadata"]["resourceVersion"]:
-            raise _conflict(res, stored["metadata"]["name"])
+            raise conflict(res, stored["metadata"]["name"])
         updated = self._settle(res, stored, candidate)
         if dry_run or updated == stored:
             return updated
@@ -365,10 +363,10 @@ class KubernetesStandIn(_Discovery):
         if res.has_status:
             updated.pop("status", None)
             updated |= {"status": copy.deepcopy(stored["status"])} if "status" in stored else {}
-        if res.generation and _spec_part(updated) != _spec_part(stored):
+        if res.generation and spec_part(updated) != spec_part(stored):
             meta["generation"] = int(before.get("generation") or 0) + 1
         if res.kind == "Node":
-            sync_cordon_taint(updated, stored, _rfc3339(self._now()))
+            sync_cordon_taint(updated, stored, rfc3339(self._now()))
         return updated
 
     def _write_scale(self, target: _Target, method: str, media: str, body: bytes, dry_run: bool) -> Obj:
@@ -380,7 +378,7 @@ class KubernetesStandIn(_Discovery):
             if method == "PUT"
             else apply_patch(scale, media, body, builtin=True)
         )
-        _check_identity(SCALE, scale, wanted)
+        check_identity(SCALE, scale, wanted)
         replicas = (wanted.get("spec") or {}).get("replicas")
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
             name = stored["metadata"]["name"]
@@ -399,15 +397,15 @@ class KubernetesStandIn(_Discovery):
         if not isinstance(options, dict):
             raise ApiFailure(400, "DeleteOptions must be a JSON object")
         stored = self._require(target)
-        _check_preconditions(res, stored, options.get("preconditions") or {})
+        check_preconditions(res, stored, options.get("preconditions") or {})
         gone = copy.deepcopy(stored)
         if res.kind == "Pod":
-            _mark_terminating(gone, _grace_period(stored, query, options), self._now())
+            mark_terminating(gone, grace_period(stored, query, options), self._now())
         if not dry_run:
             self._rv += 1
             gone["metadata"]["resourceVersion"] = str(self._rv)
             del self._store[res.plural][(target.namespace or "", stored["metadata"]["name"])]
         if res.kind == "Pod":
             return gone
-        details = _details(res, stored["metadata"]["name"]) | {"uid": stored["metadata"]["uid"]}
+        details = status_details(res, stored["metadata"]["name"]) | {"uid": stored["metadata"]["uid"]}
         return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "details": details}

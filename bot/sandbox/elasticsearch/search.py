@@ -20,8 +20,9 @@ from bot.sandbox.elasticsearch.agg_context import AggContext
 from bot.sandbox.elasticsearch.aggs import run_aggregations
 from bot.sandbox.elasticsearch.errors import EsError, Json, fielddata_error, parsing_error, shard_error
 from bot.sandbox.elasticsearch.index import Index
+from bot.sandbox.elasticsearch.leaf_queries import Matcher, QueryContext
 from bot.sandbox.elasticsearch.mapping import Field, Hit, resolve_field, sortable_values
-from bot.sandbox.elasticsearch.query import MATCH_ALL, Matcher, QueryContext, compile_query
+from bot.sandbox.elasticsearch.query import MATCH_ALL, compile_query
 
 MAX_RESULT_WINDOW = 10_000
 _SEARCH_KEYS = {"query", "size", "from", "sort", "_source", "track_total_hits", "aggs", "aggregations"}

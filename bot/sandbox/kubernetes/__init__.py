@@ -4,7 +4,8 @@ from bot.sandbox.kubernetes.logs import PREVIOUS
 from bot.sandbox.kubernetes.patch import PatchError, json_patch, strategic_merge_patch
 from bot.sandbox.kubernetes.resources import RESOURCES
 from bot.sandbox.kubernetes.selectors import SelectorError, parse_label_selector
-from bot.sandbox.kubernetes.standin import KubernetesStandIn, Write
+from bot.sandbox.kubernetes.standin import KubernetesStandIn
+from bot.sandbox.kubernetes.writes import Write
 
 __all__ = [
     "PREVIOUS",

@@ -1,27 +1,18 @@
 """The Web API methods the Slack stand-in answers, one handler per method, with Slack's own rules.
 
-Each handler takes the call's arguments and returns the body of an `ok` answer or raises
-`SlackError` with the code Slack would send (`name_taken`, `not_in_channel`, `invalid_blocks`, ...).
-They sit on top of the workspace state in `state`; authentication, rate limiting and HTTP stay
-in `standin`, which looks handlers up in `_method_table`.
+Each handler takes the call's arguments (read through `args`) and returns the body of an `ok` answer
+or raises `SlackError` with the code Slack would send (`name_taken`, `not_in_channel`, ...). They sit
+on top of the workspace state in `state`; authentication, rate limiting and HTTP stay in `standin`,
+which looks handlers up in `_method_table`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
-from bot.sandbox.slack.blocks import (
-    MESSAGE_BLOCK_LIMIT,
-    BlocksFormatError,
-    check_blocks,
-    check_view,
-    decode_blocks,
-)
+from bot.sandbox.slack.args import Args, Handler
+from bot.sandbox.slack.blocks import check_view
 from bot.sandbox.slack.state import (
     APP_ID,
     BOT_ID,
@@ -32,7 +23,6 @@ from bot.sandbox.slack.state import (
     Ephemeral,
     Message,
     OpenedView,
-    Params,
     SlackError,
     SlackFile,
     SlackWorkspace,
@@ -43,78 +33,11 @@ CHANNEL_NAME = re.compile(r"[a-z0-9_-]+")
 MAX_CHANNEL_NAME = 80
 MAX_TOPIC = 250
 MAX_TEXT = 40_000
-MAX_ATTACHMENTS = 100
 MAX_BOOKMARKS = 100
-
-
-@dataclass(frozen=True)
-class Args:
-    """One call's parameters with typed accessors; form bodies give strings, JSON bodies anything."""
-
-    params: Params
-    base_url: str
-
-    def get(self, key: str) -> str | None:
-        value = self.params.get(key)
-        if value is None or value == "":
-            return None
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, str | int | float):
-            return str(value)
-        return json.dumps(value)
-
-    def need(self, key: str, error: str | None = None) -> str:
-        value = self.get(key)
-        if value is None:
-            raise SlackError(error) if error else invalid_arguments(f"[ERROR] missing required field: {key}")
-        return value
-
-    def flag(self, key: str) -> bool:
-        value = self.params.get(key)
-        return value is True or (isinstance(value, str) and value.lower() in ("true", "1"))
-
-    def structured(self, key: str) -> Any:
-        """A JSON argument: a string in a form body, already decoded in a JSON body."""
-        value = self.params.get(key)
-        if not isinstance(value, str):
-            return value
-        try:
-            return json.loads(value)
-        except ValueError:
-            raise invalid_arguments(f"[ERROR] {key} must be valid JSON") from None
-
-    def csv(self, key: str, error: str) -> list[str]:
-        return [item.strip() for item in self.need(key, error).split(",") if item.strip()]
-
-
-Handler = Callable[[Args], Answer]
 
 
 class SlackMethods(SlackWorkspace):
     """The per-method handlers, working on the workspace state they inherit."""
-
-    def _blocks(self, args: Args) -> list[Any] | None:
-        """Decoded, checked `blocks`, or None when absent; Block Kit violations answer invalid_blocks."""
-        raw = args.params.get("blocks")
-        if raw is None or raw == "":
-            return None
-        try:
-            blocks = decode_blocks(raw)
-        except BlocksFormatError:
-            raise SlackError("invalid_blocks_format") from None
-        errors = check_blocks(blocks, limit=MESSAGE_BLOCK_LIMIT)
-        if errors:
-            raise SlackError("invalid_blocks", response_metadata={"messages": errors})
-        return blocks
-
-    def _attachments(self, args: Args) -> list[Any]:
-        attachments = args.structured("attachments") or []
-        if not isinstance(attachments, list):
-            raise invalid_arguments("[ERROR] attachments must be an array")
-        if len(attachments) > MAX_ATTACHMENTS:
-            raise SlackError("too_many_attachments")
-        return attachments
 
     # -- methods -----------------------------------------------------------------------------
 
@@ -226,8 +149,8 @@ class SlackMethods(SlackWorkspace):
 
     def _chat_post_message(self, args: Args) -> Answer:
         channel = self._post_target(args.get("channel"))
-        blocks = self._blocks(args)
-        attachments = self._attachments(args)
+        blocks = args.blocks()
+        attachments = args.attachments()
         text = args.get("text") or ""
         if not text and not blocks and not attachments:
             raise SlackError("no_text")
@@ -257,7 +180,7 @@ class SlackMethods(SlackWorkspace):
             raise SlackError("message_not_found")
         if message.user != self.bot_user_id:
             raise SlackError("cant_update_message")
-        blocks = self._blocks(args)
+        blocks = args.blocks()
         text = args.get("text")
         if text is None and blocks is None:
             raise SlackError("no_text")
@@ -272,7 +195,7 @@ class SlackMethods(SlackWorkspace):
         user = self._user(args.need("user", "user_not_found"))
         if user.id not in channel.members:
             raise SlackError("user_not_in_channel")
-        blocks = self._blocks(args)
+        blocks = args.blocks()
         text = args.get("text") or ""
         if not text and not blocks:
             raise SlackError("no_text")

@@ -27,7 +27,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from bot.sandbox.slack.methods import Args, SlackMethods
+from bot.sandbox.slack.args import Args
+from bot.sandbox.slack.methods import SlackMethods
 from bot.sandbox.slack.state import Answer, Params, SlackCall, SlackError, SlackUser
 
 _NO_GROUPS: Mapping[str, list[str]] = MappingProxyType({})

@@ -121,7 +121,7 @@ class KubernetesStandIn(Writes, Discovery):
             fields = parse_field_selector(query.get("fieldSelector", ""), res.kind)
             items = [
                 copy.deepcopy(obj)
-                for (namespace, _), obj in sorted(self._store[res.plural].items())
+                for (namespace, _), obj in sorted(self._store[res.group_resource].items())
                 if target.namespace in (None, namespace)
                 and labels.matches(obj["metadata"].get("labels"))
                 and fields.matches(obj)

@@ -1,7 +1,8 @@
 """The Kubernetes stand-in's object store: the loaded objects by type, and the resourceVersion counter.
 
-Loading fills in what the API server sets at creation (namespace, uid, resourceVersion, generation);
-reads and writes then share the store, its lock and `_require`. Kept apart from the HTTP surface
+Loading fills in what the API server sets at creation (namespace, uid, resourceVersion, generation)
+and registers a type for any kind the table lacks (`generic`); reads, writes and discovery then share
+the served types, the store, its lock and `_require`. Kept apart from the HTTP surface
 (`standin`) and the write rules (`writes`) so that both work on one store.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bot.sandbox.kubernetes.generic import generic_resource
 from bot.sandbox.kubernetes.objects import check_string_maps, jsonable
 from bot.sandbox.kubernetes.resources import RESOURCES, Obj, Resource, not_found
 
@@ -35,18 +37,21 @@ class Store:
     def __init__(self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime]) -> None:
         self._now = now
         self._lock = threading.RLock()
+        self._served: list[Resource] = list(RESOURCES)
         self._by_path = {(res.group, res.version, res.plural): res for res in RESOURCES}
-        self._store: dict[str, dict[tuple[str, str], Obj]] = {res.plural: {} for res in RESOURCES}
+        # By group and plural (`services`, `services.serving.knative.dev`): plurals repeat across groups.
+        self._store: dict[str, dict[tuple[str, str], Obj]] = {res.group_resource: {} for res in RESOURCES}
         self._rv = 0
         self._load([jsonable(dict(obj)) for obj in objects])
 
     def get_object(self, kind: str, namespace: str | None, name: str) -> Obj | None:
         """The stored object as it is now (a copy), or None when absent or deleted."""
-        res = next((res for res in RESOURCES if res.kind == kind), None)
+        res = next((res for res in self._served if res.kind == kind), None)
         if res is None:
-            raise ValueError(f"kind {kind!r} is not served; served: {', '.join(r.kind for r in RESOURCES)}")
+            served = ", ".join(r.kind for r in self._served)
+            raise ValueError(f"kind {kind!r} is not served; served: {served}")
         with self._lock:
-            found = self._store[res.plural].get(((namespace or "") if res.namespaced else "", name))
+            found = self._store[res.group_resource].get(((namespace or "") if res.namespaced else "", name))
             return copy.deepcopy(found)
 
     @property
@@ -65,13 +70,7 @@ class Store:
 
     def _admit(self, doc: Obj) -> None:
         """Fill what the server would have set at creation (namespace, uid, version, generation)."""
-        group = str(doc.get("apiVersion", "")).rpartition("/")[0]
-        res = next((r for r in RESOURCES if r.group == group and r.kind == doc.get("kind")), None)
-        if res is None:
-            served = ", ".join(f"{r.api_version} {r.kind}" for r in RESOURCES)
-            raise ValueError(
-                f"{doc.get('apiVersion')} {doc.get('kind')} is not served by the stand-in ({served})"
-            )
+        res = self._resource_for(doc)
         meta = doc.setdefault("metadata", {})
         if not isinstance(meta.get("name"), str) or not meta["name"]:
             raise ValueError(f"{res.kind} without metadata.name")
@@ -88,13 +87,30 @@ class Store:
         meta["resourceVersion"] = str(meta.get("resourceVersion", self._rv))
         if res.generation:
             meta.setdefault("generation", 1)
-        if key in self._store[res.plural]:
+        if key in self._store[res.group_resource]:
             raise ValueError(f"{res.kind} {'/'.join(filter(None, key))} appears twice")
-        self._store[res.plural][key] = doc
+        self._store[res.group_resource][key] = doc
+
+    def _resource_for(self, doc: Obj) -> Resource:
+        """The served type of a loaded object; a kind the table lacks is served as stored from now on."""
+        api_version, kind = doc.get("apiVersion"), doc.get("kind")
+        if not (isinstance(api_version, str) and api_version and isinstance(kind, str) and kind):
+            raise ValueError(f"{api_version} {kind} is not served: an object needs apiVersion and kind")
+        group = api_version.rpartition("/")[0]
+        found = next((r for r in self._served if r.group == group and r.kind == kind), None)
+        if found is not None:
+            return found
+        res = generic_resource(api_version, kind, (doc.get("metadata") or {}).get("namespace"))
+        if res.group_resource in self._store:
+            raise ValueError(f"{api_version} {kind} is not served: {res.group_resource} names another kind")
+        self._served.append(res)
+        self._by_path[(res.group, res.version, res.plural)] = res
+        self._store[res.group_resource] = {}
+        return res
 
     def _require(self, target: Target) -> Obj:
         assert target.name is not None
-        found = self._store[target.resource.plural].get((target.namespace or "", target.name))
+        found = self._store[target.resource.group_resource].get((target.namespace or "", target.name))
         if found is None:
             raise not_found(target.resource, target.name)
         return copy.deepcopy(found)

@@ -147,7 +147,7 @@ class Writes(Store):
         self._rv += 1
         meta = updated["metadata"]
         meta["resourceVersion"] = str(self._rv)
-        self._store[res.plural][(meta.get("namespace", ""), meta["name"])] = copy.deepcopy(updated)
+        self._store[res.group_resource][(meta.get("namespace", ""), meta["name"])] = copy.deepcopy(updated)
         return updated
 
     def _settle(self, res: Resource, stored: Obj, candidate: Obj) -> Obj:
@@ -204,7 +204,7 @@ class Writes(Store):
         if not dry_run:
             self._rv += 1
             gone["metadata"]["resourceVersion"] = str(self._rv)
-            del self._store[res.plural][(target.namespace or "", stored["metadata"]["name"])]
+            del self._store[res.group_resource][(target.namespace or "", stored["metadata"]["name"])]
         if res.kind == "Pod":
             return gone
         details = status_details(res, stored["metadata"]["name"]) | {"uid": stored["metadata"]["uid"]}

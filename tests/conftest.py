@@ -11,10 +11,10 @@ from pydantic import SecretStr
 
 from bot.config import BotConfig, Dashboard, Service
 from bot.deps import Deps, build_deps
-from bot.localpg import LocalPostgres
 from bot.server import build_app
 from bot.settings import Settings
 from tests.support.live import serve_in_thread
+from tests.support.localpg import LocalPostgres
 
 ALERTMANAGER_TOKEN = "am-test-token"
 API_TOKEN = "api-test-token"

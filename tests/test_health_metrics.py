@@ -8,7 +8,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.deps import build_deps
-from bot.localpg import free_port
+from bot.sandbox.server import free_port
 from bot.server import build_app
 from tests.conftest import am_headers, make_settings
 from tests.support.live import serve_in_thread

@@ -19,9 +19,12 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from bot.localpg import LocalPostgres
 from bot.store.db import create_database
 from bot.store.models import AlertRow, IncidentRow
+
+# The throwaway PostgreSQL is a test helper, not part of the installed package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tests.support.localpg import LocalPostgres
 
 CLIENT = Path(__file__).with_name("client.py")
 

@@ -19,7 +19,7 @@ from types import TracebackType
 import httpx
 
 from bot.errors import BotError
-from bot.localpg import free_port
+from bot.sandbox.server import free_port
 
 RETENTION = "100y"
 PR_SET_PDEATHSIG = 1

@@ -1,4 +1,4 @@
-"""Run an ASGI app under uvicorn on a loopback port, in a background thread."""
+"""Loopback serving for the sandbox: an ASGI app under uvicorn in a background thread, and free ports."""
 
 from __future__ import annotations
 
@@ -9,6 +9,13 @@ from types import TracebackType
 from typing import Any
 
 import uvicorn
+
+
+def free_port() -> int:
+    """A loopback port free now, for a server started in another process (Prometheus)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 class ServerThread:

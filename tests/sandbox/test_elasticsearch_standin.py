@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from elasticsearch import BadRequestError, ConflictError, Elasticsearch, NotFoundError
 
-from bot.sandbox.elasticsearch import ElasticsearchStandIn
-from bot.sandbox.es_categorize import ml_standard_tokens
+from bot.sandbox.elasticsearch import ElasticsearchStandIn, ml_standard_tokens
 from bot.sandbox.server import ServerThread
 
 NOW = datetime(2026, 6, 1, 11, 0, 30, tzinfo=UTC)

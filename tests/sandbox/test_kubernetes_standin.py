@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import kubernetes.client
@@ -13,10 +15,19 @@ import pytest
 import yaml
 from kubernetes.client.exceptions import ApiException
 
-from bot.sandbox.k8s_patch import PatchError, json_patch, strategic_merge_patch
-from bot.sandbox.k8s_selectors import SelectorError, parse_label_selector
-from bot.sandbox.kubernetes import PREVIOUS, KubernetesStandIn
+from bot.sandbox.kubernetes import (
+    PREVIOUS,
+    KubernetesStandIn,
+    PatchError,
+    SelectorError,
+    json_patch,
+    parse_label_selector,
+    strategic_merge_patch,
+)
+from bot.sandbox.kubernetes.generic import plural_of
+from bot.sandbox.pack import load_pack
 from bot.sandbox.server import ServerThread
+from tests.conftest import SHARED
 
 NOW = datetime(2025, 5, 20, 10, 12, 0, tzinfo=UTC)
 NS = "llm-serving"
@@ -299,7 +310,10 @@ class Cluster:
 
 @pytest.fixture
 def cluster() -> Iterator[Cluster]:
-    standin = KubernetesStandIn(yaml.safe_load_all(K8S_YAML), pod_logs=LOGS, now=lambda: NOW)
+    yield from _served(KubernetesStandIn(yaml.safe_load_all(K8S_YAML), pod_logs=LOGS, now=lambda: NOW))
+
+
+def _served(standin: KubernetesStandIn) -> Iterator[Cluster]:
     with ServerThread(standin.app, name="k8s-standin") as server:
         cfg = kubernetes.client.Configuration()
         cfg.host = server.url
@@ -820,8 +834,347 @@ def test_json_patch_move_copy_and_strict_test() -> None:
 
 def test_objects_the_stand_in_cannot_serve_are_refused() -> None:
     with pytest.raises(ValueError, match="not served"):
-        KubernetesStandIn([{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x"}}])
+        KubernetesStandIn([{"apiVersion": "batch/v1", "metadata": {"name": "x"}}])
+    with pytest.raises(ValueError, match="not served"):
+        KubernetesStandIn([{"kind": "Job", "metadata": {"name": "x"}}])
     with pytest.raises(ValueError, match="must be a string"):
         KubernetesStandIn(
             [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "labels": {"rev": 3}}}]
         )
+    with pytest.raises(ValueError, match="appears twice"):
+        KubernetesStandIn([{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x"}}] * 2)
+
+
+# --- kinds the resource table does not model -------------------------------------------------------
+
+# A cluster holds more kinds than the stand-in has rules for; a pack records them as they are.
+OTHER_KINDS_YAML = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: vllm-llama
+  namespace: llm-serving
+  resourceVersion: "48300"
+  creationTimestamp: "2025-05-01T09:00:00Z"
+  labels: {app: vllm-llama}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: vllm-llama}
+  minReplicas: 2
+  maxReplicas: 4
+  metrics:
+  - type: Pods
+    pods:
+      metric: {name: vllm_num_requests_waiting}
+      target: {type: AverageValue, averageValue: "8"}
+status:
+  currentReplicas: 2
+  desiredReplicas: 4
+  lastScaleTime: "2025-05-20T10:05:00Z"
+  currentMetrics:
+  - type: Pods
+    pods: {metric: {name: vllm_num_requests_waiting}, current: {averageValue: "31"}}
+  conditions:
+  - {type: ScalingLimited, status: "True", reason: TooManyReplicas, lastTransitionTime: "2025-05-20T10:05:00Z"}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: vllm-llama
+  namespace: llm-serving
+  labels: {app: vllm-llama}
+spec:
+  minAvailable: 1
+  selector: {matchLabels: {app: vllm-llama}}
+status: {currentHealthy: 1, desiredHealthy: 1, disruptionsAllowed: 0, expectedPods: 2, observedGeneration: 1}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: inference-gateway
+  namespace: llm-serving
+  labels: {app: inference-gateway}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: inference-gateway}}
+status: {currentHealthy: 1, desiredHealthy: 0, disruptionsAllowed: 1, expectedPods: 1}
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: llama-chat-retries
+  namespace: llm-serving
+  labels: {app.kubernetes.io/part-of: llama-chat}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: llama-chat}]
+  retry:
+    numRetries: 2
+    retryOn: {httpStatusCodes: [503], triggers: [connect-failure, retriable-status-codes]}
+status:
+  ancestors:
+  - ancestorRef: {group: gateway.networking.k8s.io, kind: Gateway, name: inference-gateway}
+    controllerName: gateway.envoyproxy.io/gatewayclass-controller
+    conditions: [{type: Accepted, status: "True", reason: Accepted}]
+---
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: BackendTrafficPolicy
+metadata:
+  name: rag-rate-limit
+  namespace: rag
+  labels: {app.kubernetes.io/part-of: rag}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: rag}]
+  rateLimit: {type: Local, local: {rules: [{limit: {requests: 50, unit: Second}}]}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: inference-gateway, namespace: llm-serving}
+spec:
+  gatewayClassName: envoy
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: model-cache-vllm-llama, namespace: llm-serving, labels: {app: vllm-llama}}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 500Gi}}
+  storageClassName: fast-nvme
+status: {phase: Bound, accessModes: [ReadWriteOnce], capacity: {storage: 500Gi}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: hf-token, namespace: llm-serving}
+type: Opaque
+data: {token: aGZfc2FuZGJveA==}
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: fast-nvme}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: cert-manager.io/v1
+kind: ClusterIssuer
+metadata: {name: letsencrypt}
+spec: {acme: {server: "https://acme-v02.api.letsencrypt.org/directory"}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: warm-model-cache}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: warm, image: "ghcr.io/example/warm:1.0"}]
+status: {succeeded: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm-llama, namespace: llm-serving}
+spec:
+  selector: {app: vllm-llama}
+  ports: [{name: http, port: 8000, targetPort: 8000}]
+---
+apiVersion: serving.knative.dev/v1
+kind: Service
+metadata: {name: llama-embed, namespace: llm-serving}
+spec:
+  template:
+    spec:
+      containers: [{image: "ghcr.io/example/embed:1.2"}]
+"""
+ENVOY = ("gateway.envoyproxy.io", "v1alpha1")
+
+
+@pytest.fixture
+def wide() -> Iterator[Cluster]:
+    yield from _served(KubernetesStandIn(yaml.safe_load_all(OTHER_KINDS_YAML), now=lambda: NOW))
+
+
+def test_hpa_outside_the_table_reads_through_its_typed_client(wide: Cluster) -> None:
+    hpa = kubernetes.client.AutoscalingV2Api(wide.api).read_namespaced_horizontal_pod_autoscaler(
+        "vllm-llama", NS
+    )
+    assert (hpa.kind, hpa.api_version) == ("HorizontalPodAutoscaler", "autoscaling/v2")
+    assert hpa.spec.scale_target_ref.name == "vllm-llama"
+    assert (hpa.spec.min_replicas, hpa.spec.max_replicas) == (2, 4)
+    assert hpa.spec.metrics[0].pods.target.average_value == "8"
+    assert (hpa.status.current_replicas, hpa.status.desired_replicas) == (2, 4)
+    assert hpa.status.conditions[0].reason == "TooManyReplicas"
+    assert hpa.status.last_scale_time == datetime(2025, 5, 20, 10, 5, tzinfo=UTC)
+    assert hpa.metadata.resource_version == "48300" and hpa.metadata.uid
+    with pytest.raises(ApiException) as missing:
+        kubernetes.client.AutoscalingV2Api(wide.api).read_namespaced_horizontal_pod_autoscaler(
+            "vllm-llama", "rag"
+        )
+    assert _status(missing)["message"] == 'horizontalpodautoscalers.autoscaling "vllm-llama" not found'
+
+
+def test_pdbs_outside_the_table_list_by_label_selector(wide: Cluster) -> None:
+    policy = kubernetes.client.PolicyV1Api(wide.api)
+    every = policy.list_namespaced_pod_disruption_budget(NS)
+    assert (every.kind, every.api_version) == ("PodDisruptionBudgetList", "policy/v1")
+    assert _names(every.items) == ["inference-gateway", "vllm-llama"]
+    chosen = policy.list_namespaced_pod_disruption_budget(NS, label_selector="app=vllm-llama")
+    assert _names(chosen.items) == ["vllm-llama"]
+    budget = chosen.items[0]
+    assert (budget.spec.min_available, budget.status.disruptions_allowed) == (1, 0)
+    others = policy.list_namespaced_pod_disruption_budget(NS, label_selector="app notin (vllm-llama)")
+    assert _names(others.items) == ["inference-gateway"]
+    assert policy.list_namespaced_pod_disruption_budget("rag").items == []
+
+
+def test_custom_resources_outside_the_table_list_by_label(wide: Cluster) -> None:
+    listed = wide.custom.list_namespaced_custom_object(*ENVOY, NS, "backendtrafficpolicies")
+    assert isinstance(listed, dict) and listed["kind"] == "BackendTrafficPolicyList"
+    assert [item["metadata"]["name"] for item in listed["items"]] == ["llama-chat-retries"]
+    policy = listed["items"][0]
+    assert policy["apiVersion"] == "gateway.envoyproxy.io/v1alpha1"
+    assert policy["spec"]["retry"]["numRetries"] == 2
+    assert policy["metadata"]["generation"] == 1 and policy["metadata"]["namespace"] == NS
+    selected = wide.custom.list_cluster_custom_object(
+        *ENVOY, "backendtrafficpolicies", label_selector="app.kubernetes.io/part-of in (rag)"
+    )
+    assert isinstance(selected, dict)
+    assert [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in selected["items"]] == [
+        ("rag", "rag-rate-limit")
+    ]
+    with pytest.raises(ApiException) as missing:
+        wide.custom.get_namespaced_custom_object(*ENVOY, NS, "backendtrafficpolicies", "rag-rate-limit")
+    assert _status(missing)["details"] == {
+        "name": "rag-rate-limit",
+        "kind": "backendtrafficpolicies",
+        "group": "gateway.envoyproxy.io",
+    }
+    gateway = wide.custom.get_namespaced_custom_object(
+        "gateway.networking.k8s.io", "v1", NS, "gateways", "inference-gateway"
+    )
+    assert isinstance(gateway, dict) and gateway["spec"]["gatewayClassName"] == "envoy"
+
+
+def test_core_kinds_outside_the_table_are_served_under_api_v1(wide: Cluster) -> None:
+    claim = wide.core.read_namespaced_persistent_volume_claim("model-cache-vllm-llama", NS)
+    assert claim.status.phase == "Bound" and claim.status.capacity == {"storage": "500Gi"}
+    assert claim.spec.resources.requests == {"storage": "500Gi"}
+    claims = wide.core.list_namespaced_persistent_volume_claim(NS, label_selector="app=vllm-llama")
+    assert _names(claims.items) == ["model-cache-vllm-llama"]
+    assert wide.core.list_persistent_volume_claim_for_all_namespaces(label_selector="app=other").items == []
+    secret = wide.core.read_namespaced_secret("hf-token", NS)
+    assert (secret.type, secret.data) == ("Opaque", {"token": "aGZfc2FuZGJveA=="})
+    assert _names(wide.core.list_namespaced_secret(NS).items) == ["hf-token"]
+
+
+def test_scope_and_groups_of_other_kinds(wide: Cluster) -> None:
+    storage = kubernetes.client.StorageV1Api(wide.api)
+    assert storage.read_storage_class("fast-nvme").provisioner == "kubernetes.io/no-provisioner"
+    assert _names(storage.list_storage_class().items) == ["fast-nvme"]
+    issuer = wide.custom.get_cluster_custom_object("cert-manager.io", "v1", "clusterissuers", "letsencrypt")
+    assert isinstance(issuer, dict) and "namespace" not in issuer["metadata"]
+    job = kubernetes.client.BatchV1Api(wide.api).read_namespaced_job("warm-model-cache", "default")
+    assert job.status.succeeded == 1  # no namespace given: the default one, as kubectl apply does
+    # Two kinds named Service, in different groups, each listed on its own path.
+    assert _names(wide.core.list_namespaced_service(NS).items) == ["vllm-llama"]
+    knative = wide.custom.list_namespaced_custom_object("serving.knative.dev", "v1", NS, "services")
+    assert isinstance(knative, dict)
+    assert [item["metadata"]["name"] for item in knative["items"]] == ["llama-embed"]
+    assert wide.standin.get_object("BackendTrafficPolicy", "rag", "rag-rate-limit") is not None
+
+
+def test_discovery_lists_the_kinds_objects_brought(wide: Cluster) -> None:
+    groups = {g.name: g for g in kubernetes.client.ApisApi(wide.api).get_api_versions().groups}
+    assert {"autoscaling", "policy", "gateway.envoyproxy.io", "storage.k8s.io", "serving.knative.dev"} <= set(
+        groups
+    )
+    assert groups["gateway.envoyproxy.io"].preferred_version.group_version == "gateway.envoyproxy.io/v1alpha1"
+    assert kubernetes.client.AutoscalingApi(wide.api).get_api_group().preferred_version.version == "v2"
+    hpa = kubernetes.client.AutoscalingV2Api(wide.api).get_api_resources().resources
+    assert [(r.name, r.kind, r.namespaced) for r in hpa] == [
+        ("horizontalpodautoscalers", "HorizontalPodAutoscaler", True)
+    ]
+    envoy = wide.custom.get_api_resources(*ENVOY).resources
+    assert [(r.name, r.singular_name, r.kind) for r in envoy] == [
+        ("backendtrafficpolicies", "backendtrafficpolicy", "BackendTrafficPolicy")
+    ]
+    gateway = wide.custom.get_api_resources("gateway.networking.k8s.io", "v1").resources
+    assert [r.name for r in gateway] == ["httproutes", "gateways"]
+    core = {r.name: r for r in wide.core.get_api_resources().resources}
+    assert {"persistentvolumeclaims", "secrets"} <= set(core)
+    storage = kubernetes.client.StorageV1Api(wide.api).get_api_resources().resources
+    assert [(r.name, r.namespaced) for r in storage] == [("storageclasses", False)]
+    with pytest.raises(ApiException) as unknown:
+        wide.custom.get_api_resources("keda.sh", "v1alpha1")
+    assert unknown.value.status == 404
+
+
+def test_other_kinds_take_merge_and_json_patch_but_not_strategic_merge(wide: Cluster) -> None:
+    before = wide.standin.get_object("BackendTrafficPolicy", NS, "llama-chat-retries")
+    assert before is not None
+    patched = wide.custom.patch_namespaced_custom_object(
+        *ENVOY,
+        NS,
+        "backendtrafficpolicies",
+        "llama-chat-retries",
+        {"spec": {"retry": {"numRetries": 5}}, "status": {"ancestors": []}},
+    )
+    assert isinstance(patched, dict)
+    assert patched["spec"]["retry"]["numRetries"] == 5
+    assert patched["status"] == before["status"]  # status is a subresource, as for a CRD with one
+    assert patched["metadata"]["generation"] == 2
+    assert int(patched["metadata"]["resourceVersion"]) > int(before["metadata"]["resourceVersion"])
+    assert wide.standin.writes[-1].status == 200
+    autoscaling = kubernetes.client.AutoscalingV2Api(wide.api)
+    scaled = autoscaling.patch_namespaced_horizontal_pod_autoscaler(
+        "vllm-llama", NS, [{"op": "replace", "path": "/spec/maxReplicas", "value": 6}]
+    )
+    assert scaled.spec.max_replicas == 6
+    with pytest.raises(ApiException) as refused:
+        autoscaling.patch_namespaced_horizontal_pod_autoscaler(
+            "vllm-llama",
+            NS,
+            {"spec": {"maxReplicas": 8}},
+            _content_type="application/strategic-merge-patch+json",
+        )
+    assert refused.value.status == 415
+    assert autoscaling.read_namespaced_horizontal_pod_autoscaler("vllm-llama", NS).spec.max_replicas == 6
+
+
+def test_a_pack_with_other_kinds_loads_and_serves_them(tmp_path: Path) -> None:
+    pack = tmp_path / "pack"
+    shutil.copytree(SHARED / "examples" / "kv-cache-exhaustion-after-deploy", pack)
+    other = OTHER_KINDS_YAML.split("---")[:2]  # the HorizontalPodAutoscaler and a PodDisruptionBudget
+    k8s_yaml = pack / "k8s.yaml"
+    k8s_yaml.write_text(k8s_yaml.read_text().rstrip() + "\n---" + "---".join(other))
+    loaded = load_pack(pack)
+    standin = KubernetesStandIn(loaded.objects, now=lambda: loaded.meta.as_of)
+    with ServerThread(standin.app, name="k8s-standin") as server:
+        cfg = kubernetes.client.Configuration()
+        cfg.host = server.url
+        with kubernetes.client.ApiClient(cfg) as api:
+            hpa = kubernetes.client.AutoscalingV2Api(api).read_namespaced_horizontal_pod_autoscaler(
+                "vllm-llama", NS
+            )
+            budgets = kubernetes.client.PolicyV1Api(api).list_pod_disruption_budget_for_all_namespaces()
+            deployments = kubernetes.client.AppsV1Api(api).list_deployment_for_all_namespaces()
+    assert hpa.status.desired_replicas == 4
+    assert _names(budgets.items) == ["vllm-llama"]
+    pack_deployments = sorted(o["metadata"]["name"] for o in loaded.objects if o["kind"] == "Deployment")
+    assert pack_deployments and _names(deployments.items) == pack_deployments
+
+
+@pytest.mark.parametrize(
+    ("kind", "plural"),
+    [
+        ("HorizontalPodAutoscaler", "horizontalpodautoscalers"),
+        ("BackendTrafficPolicy", "backendtrafficpolicies"),
+        ("Gateway", "gateways"),
+        ("StorageClass", "storageclasses"),
+        ("Ingress", "ingresses"),
+        ("Mailbox", "mailboxes"),
+        ("Buzz", "buzzes"),
+        ("Batch", "batches"),
+        ("Mesh", "meshes"),
+        ("Endpoints", "endpoints"),
+    ],
+)
+def test_plurals_of_other_kinds(kind: str, plural: str) -> None:
+    assert plural_of(kind) == plural

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import yaml
 
-from bot.localpg import free_port
+from bot.sandbox.server import free_port
 
 
 def binary() -> str:

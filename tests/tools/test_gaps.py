@@ -15,10 +15,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from bot.localpg import free_port
 from bot.sandbox.nvml import FakeNvml
 from bot.sandbox.pack import Pack
-from bot.sandbox.server import ServerThread
+from bot.sandbox.server import ServerThread, free_port
 from tools.elasticsearch import LogScope, LogTool
 from tools.elasticsearch import connect as es_connect
 from tools.gpu import GpuTool

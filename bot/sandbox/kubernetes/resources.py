@@ -1,10 +1,11 @@
 """What the Kubernetes stand-in serves and how it names it: the resource table, discovery and `Status` errors.
 
-`RESOURCES` lists the served types with the API conventions that differ between them (group,
-scope, status subresource, generation, scale); the discovery endpoints (`/version`, `/api`, `/apis`,
-...) are answered from it, and `ApiFailure` with its helpers builds the `Status` errors that name a
-type as the real server does (`deployments.apps "web" not found`). Kept apart so routing, reads,
-writes and logs all agree on one table.
+`RESOURCES` lists the modelled types with the API conventions that differ between them (group,
+scope, status subresource, generation, scale); kinds it lacks are served as custom resources
+(`generic`). The discovery endpoints (`/version`, `/api`, `/apis`, ...) are answered from the types
+served, and `ApiFailure` with its helpers builds the `Status` errors that name a type as the real
+server does (`deployments.apps "web" not found`). Kept apart so routing, reads, writes and logs all
+agree on one table.
 """
 
 from __future__ import annotations
@@ -99,28 +100,33 @@ class ApiFailure(Exception):
         return body | ({"details": self.details} if self.details is not None else {})
 
 
-def _details(res: Resource, name: str) -> Obj:
+def status_details(res: Resource, name: str) -> Obj:
     return {"name": name, "kind": res.plural} | ({"group": res.group} if res.group else {})
 
 
-def _not_found(res: Resource, name: str) -> ApiFailure:
-    return ApiFailure(404, f'{res.group_resource} "{name}" not found', details=_details(res, name))
+def not_found(res: Resource, name: str) -> ApiFailure:
+    return ApiFailure(404, f'{res.group_resource} "{name}" not found', details=status_details(res, name))
 
 
-def _no_route() -> ApiFailure:
+def no_route() -> ApiFailure:
     return ApiFailure(404, "the server could not find the requested resource", details={})
 
 
-def _conflict(res: Resource, name: str) -> ApiFailure:
+def conflict(res: Resource, name: str) -> ApiFailure:
     message = (
         f'Operation cannot be fulfilled on {res.group_resource} "{name}": the object has been modified; '
         "please apply your changes to the latest version and try again"
     )
-    return ApiFailure(409, message, details=_details(res, name))
+    return ApiFailure(409, message, details=status_details(res, name))
 
 
-class _Discovery:
-    """The discovery endpoints, answered from `RESOURCES`; the stand-in routes them to these methods."""
+class Discovery:
+    """The discovery endpoints, answered from the types served; the stand-in routes them to these methods.
+
+    `_served` is `RESOURCES` plus the kinds the loaded objects brought that the table lacks.
+    """
+
+    _served: list[Resource]
 
     # --- discovery ---------------------------------------------------------------------------------
 
@@ -134,31 +140,32 @@ class _Discovery:
         )
 
     async def _core_resources(self, request: Request) -> Response:
-        return JSONResponse(_resource_list("", "v1"))
+        return JSONResponse(_resource_list(self._served, "", "v1"))
 
     async def _groups(self, request: Request) -> Response:
-        groups = [_group_doc(group) for group in dict.fromkeys(r.group for r in RESOURCES if r.group)]
+        named = dict.fromkeys(r.group for r in self._served if r.group)
+        groups = [_group_doc(self._served, group) for group in named]
         return JSONResponse({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 
     async def _group(self, request: Request) -> Response:
         group = request.path_params["group"]
-        if not any(r.group == group for r in RESOURCES):
-            return JSONResponse(_no_route().status(), status_code=404)
-        return JSONResponse({"kind": "APIGroup", "apiVersion": "v1", **_group_doc(group)})
+        if not any(r.group == group for r in self._served):
+            return JSONResponse(no_route().status(), status_code=404)
+        return JSONResponse({"kind": "APIGroup", "apiVersion": "v1", **_group_doc(self._served, group)})
 
     async def _group_resources(self, request: Request) -> Response:
         group, version = request.path_params["group"], request.path_params["version"]
-        if not any(r.group == group and r.version == version for r in RESOURCES):
-            return JSONResponse(_no_route().status(), status_code=404)
-        return JSONResponse(_resource_list(group, version))
+        if not any(r.group == group and r.version == version for r in self._served):
+            return JSONResponse(no_route().status(), status_code=404)
+        return JSONResponse(_resource_list(self._served, group, version))
 
 
 # --- discovery documents ---------------------------------------------------------------------------
 
 
-def _resource_list(group: str, version: str) -> Obj:
+def _resource_list(served: list[Resource], group: str, version: str) -> Obj:
     entries: list[Obj] = []
-    for res in (r for r in RESOURCES if (r.group, r.version) == (group, version)):
+    for res in (r for r in served if (r.group, r.version) == (group, version)):
         verbs = ["delete", "get", "list", "patch", "update"]
         names = {"name": res.plural, "singularName": res.kind.lower(), "shortNames": list(res.short_names)}
         entries.append(names | {"namespaced": res.namespaced, "kind": res.kind, "verbs": verbs})
@@ -183,7 +190,7 @@ def _resource_list(group: str, version: str) -> Obj:
     }
 
 
-def _group_doc(group: str) -> Obj:
-    served = dict.fromkeys(r.version for r in RESOURCES if r.group == group)
-    versions = [{"groupVersion": f"{group}/{version}", "version": version} for version in served]
+def _group_doc(served: list[Resource], group: str) -> Obj:
+    in_group = dict.fromkeys(r.version for r in served if r.group == group)
+    versions = [{"groupVersion": f"{group}/{version}", "version": version} for version in in_group]
     return {"name": group, "versions": versions, "preferredVersion": versions[0]}

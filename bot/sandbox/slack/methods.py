@@ -1,28 +1,19 @@
 """The Web API methods the Slack stand-in answers, one handler per method, with Slack's own rules.
 
-Each handler takes the call's arguments and returns the body of an `ok` answer or raises
-`SlackError` with the code Slack would send (`name_taken`, `not_in_channel`, `invalid_blocks`, ...).
-They sit on top of the workspace state in `slack_state`; authentication, rate limiting and HTTP stay
-in `slack`, which looks handlers up in `_method_table`.
+Each handler takes the call's arguments (read through `args`) and returns the body of an `ok` answer
+or raises `SlackError` with the code Slack would send (`name_taken`, `not_in_channel`, ...). They sit
+on top of the workspace state in `state`; authentication, rate limiting and HTTP stay in `standin`,
+which looks handlers up in `_method_table`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
-from bot.sandbox.slack_blocks import (
-    MESSAGE_BLOCK_LIMIT,
-    BlocksFormatError,
-    check_blocks,
-    check_view,
-    decode_blocks,
-)
-from bot.sandbox.slack_state import (
+from bot.sandbox.slack.args import Args, Handler
+from bot.sandbox.slack.blocks import check_view
+from bot.sandbox.slack.state import (
     APP_ID,
     BOT_ID,
     TEAM_ID,
@@ -32,89 +23,21 @@ from bot.sandbox.slack_state import (
     Ephemeral,
     Message,
     OpenedView,
-    Params,
     SlackError,
     SlackFile,
     SlackWorkspace,
-    _invalid_arguments,
+    invalid_arguments,
 )
 
 CHANNEL_NAME = re.compile(r"[a-z0-9_-]+")
 MAX_CHANNEL_NAME = 80
 MAX_TOPIC = 250
 MAX_TEXT = 40_000
-MAX_ATTACHMENTS = 100
 MAX_BOOKMARKS = 100
-
-
-@dataclass(frozen=True)
-class _Args:
-    """One call's parameters with typed accessors; form bodies give strings, JSON bodies anything."""
-
-    params: Params
-    base_url: str
-
-    def get(self, key: str) -> str | None:
-        value = self.params.get(key)
-        if value is None or value == "":
-            return None
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, str | int | float):
-            return str(value)
-        return json.dumps(value)
-
-    def need(self, key: str, error: str | None = None) -> str:
-        value = self.get(key)
-        if value is None:
-            raise SlackError(error) if error else _invalid_arguments(f"[ERROR] missing required field: {key}")
-        return value
-
-    def flag(self, key: str) -> bool:
-        value = self.params.get(key)
-        return value is True or (isinstance(value, str) and value.lower() in ("true", "1"))
-
-    def structured(self, key: str) -> Any:
-        """A JSON argument: a string in a form body, already decoded in a JSON body."""
-        value = self.params.get(key)
-        if not isinstance(value, str):
-            return value
-        try:
-            return json.loads(value)
-        except ValueError:
-            raise _invalid_arguments(f"[ERROR] {key} must be valid JSON") from None
-
-    def csv(self, key: str, error: str) -> list[str]:
-        return [item.strip() for item in self.need(key, error).split(",") if item.strip()]
-
-
-Handler = Callable[[_Args], Answer]
 
 
 class SlackMethods(SlackWorkspace):
     """The per-method handlers, working on the workspace state they inherit."""
-
-    def _blocks(self, args: _Args) -> list[Any] | None:
-        """Decoded, checked `blocks`, or None when absent; Block Kit violations answer invalid_blocks."""
-        raw = args.params.get("blocks")
-        if raw is None or raw == "":
-            return None
-        try:
-            blocks = decode_blocks(raw)
-        except BlocksFormatError:
-            raise SlackError("invalid_blocks_format") from None
-        errors = check_blocks(blocks, limit=MESSAGE_BLOCK_LIMIT)
-        if errors:
-            raise SlackError("invalid_blocks", response_metadata={"messages": errors})
-        return blocks
-
-    def _attachments(self, args: _Args) -> list[Any]:
-        attachments = args.structured("attachments") or []
-        if not isinstance(attachments, list):
-            raise _invalid_arguments("[ERROR] attachments must be an array")
-        if len(attachments) > MAX_ATTACHMENTS:
-            raise SlackError("too_many_attachments")
-        return attachments
 
     # -- methods -----------------------------------------------------------------------------
 
@@ -141,7 +64,7 @@ class SlackMethods(SlackWorkspace):
             "files.completeUploadExternal": self._files_complete_upload,
         }
 
-    def _auth_test(self, _args: _Args) -> Answer:
+    def _auth_test(self, _args: Args) -> Answer:
         bot = self.users[self.bot_user_id]
         return {
             "url": "https://sandbox.slack.com/",
@@ -153,7 +76,7 @@ class SlackMethods(SlackWorkspace):
             "is_enterprise_install": False,
         }
 
-    def _conversations_create(self, args: _Args) -> Answer:
+    def _conversations_create(self, args: Args) -> Answer:
         name = args.need("name", "invalid_name_required")
         if len(name) > MAX_CHANNEL_NAME:
             raise SlackError("invalid_name_maxlength")
@@ -168,10 +91,10 @@ class SlackMethods(SlackWorkspace):
         )
         return {"channel": channel.to_api(self.bot_user_id)}
 
-    def _conversations_info(self, args: _Args) -> Answer:
+    def _conversations_info(self, args: Args) -> Answer:
         return {"channel": self._channel(args.get("channel")).to_api(self.bot_user_id)}
 
-    def _conversations_invite(self, args: _Args) -> Answer:
+    def _conversations_invite(self, args: Args) -> Answer:
         channel = self._joined(args.get("channel"))
         failures: list[Answer] = []
         invited: list[str] = []
@@ -198,7 +121,7 @@ class SlackMethods(SlackWorkspace):
             return "already_in_channel"
         return None
 
-    def _conversations_join(self, args: _Args) -> Answer:
+    def _conversations_join(self, args: Args) -> Answer:
         channel = self._channel(args.get("channel"))
         if channel.is_private or channel.is_im:
             raise SlackError("method_not_supported_for_channel_type")
@@ -207,14 +130,14 @@ class SlackMethods(SlackWorkspace):
         channel.members.append(self.bot_user_id)
         return {"channel": channel.to_api(self.bot_user_id)}
 
-    def _conversations_members(self, args: _Args) -> Answer:
+    def _conversations_members(self, args: Args) -> Answer:
         channel = self._channel(args.get("channel"))
         return {"members": list(channel.members), "response_metadata": {"next_cursor": ""}}
 
     def _set_text(self, attribute: str) -> Handler:
         """conversations.setTopic / setPurpose: same rules, different field."""
 
-        def handler(args: _Args) -> Answer:
+        def handler(args: Args) -> Answer:
             channel = self._joined(args.get("channel"))
             value = args.get(attribute) or ""
             if len(value) > MAX_TOPIC:
@@ -224,10 +147,10 @@ class SlackMethods(SlackWorkspace):
 
         return handler
 
-    def _chat_post_message(self, args: _Args) -> Answer:
+    def _chat_post_message(self, args: Args) -> Answer:
         channel = self._post_target(args.get("channel"))
-        blocks = self._blocks(args)
-        attachments = self._attachments(args)
+        blocks = args.blocks()
+        attachments = args.attachments()
         text = args.get("text") or ""
         if not text and not blocks and not attachments:
             raise SlackError("no_text")
@@ -250,14 +173,14 @@ class SlackMethods(SlackWorkspace):
         parent = channel.message(thread_ts)
         return (parent.thread_ts or thread_ts) if parent else thread_ts
 
-    def _chat_update(self, args: _Args) -> Answer:
+    def _chat_update(self, args: Args) -> Answer:
         channel = self._channel(args.get("channel"))
         message = channel.message(args.need("ts", "message_not_found"))
         if message is None:
             raise SlackError("message_not_found")
         if message.user != self.bot_user_id:
             raise SlackError("cant_update_message")
-        blocks = self._blocks(args)
+        blocks = args.blocks()
         text = args.get("text")
         if text is None and blocks is None:
             raise SlackError("no_text")
@@ -267,12 +190,12 @@ class SlackMethods(SlackWorkspace):
         message.edited = True
         return {"channel": channel.id, "ts": message.ts, "text": message.text, "message": message.to_api()}
 
-    def _chat_post_ephemeral(self, args: _Args) -> Answer:
+    def _chat_post_ephemeral(self, args: Args) -> Answer:
         channel = self._post_target(args.get("channel"))
         user = self._user(args.need("user", "user_not_found"))
         if user.id not in channel.members:
             raise SlackError("user_not_in_channel")
-        blocks = self._blocks(args)
+        blocks = args.blocks()
         text = args.get("text") or ""
         if not text and not blocks:
             raise SlackError("no_text")
@@ -286,7 +209,7 @@ class SlackMethods(SlackWorkspace):
         channel.ephemerals.append(ephemeral)
         return {"message_ts": ephemeral.ts}
 
-    def _bookmarks_add(self, args: _Args) -> Answer:
+    def _bookmarks_add(self, args: Args) -> Answer:
         channel = self._channel(args.get("channel_id"))
         title = args.need("title")
         if args.need("type") != "link":
@@ -308,7 +231,7 @@ class SlackMethods(SlackWorkspace):
         channel.bookmarks.append(bookmark)
         return {"bookmark": bookmark.to_api()}
 
-    def _pins_add(self, args: _Args) -> Answer:
+    def _pins_add(self, args: Args) -> Answer:
         channel = self._channel(args.get("channel"))
         ts = args.need("timestamp", "no_item_specified")
         if channel.message(ts) is None:
@@ -318,32 +241,32 @@ class SlackMethods(SlackWorkspace):
         channel.pins.append(ts)
         return {}
 
-    def _users_lookup_by_email(self, args: _Args) -> Answer:
+    def _users_lookup_by_email(self, args: Args) -> Answer:
         email = args.need("email", "users_not_found").lower()
         for user in self.users.values():
             if user.email and user.email.lower() == email:
                 return {"user": user.to_api()}
         raise SlackError("users_not_found")
 
-    def _users_info(self, args: _Args) -> Answer:
+    def _users_info(self, args: Args) -> Answer:
         return {"user": self._user(args.get("user")).to_api()}
 
-    def _usergroups_users_list(self, args: _Args) -> Answer:
+    def _usergroups_users_list(self, args: Args) -> Answer:
         members = self.usergroups.get(args.need("usergroup", "no_such_subteam"))
         if members is None:
             raise SlackError("no_such_subteam")
         return {"users": list(members)}
 
-    def _views_open(self, args: _Args) -> Answer:
+    def _views_open(self, args: Args) -> Answer:
         trigger_id = args.need("trigger_id")
         if any(opened.trigger_id == trigger_id for opened in self.views):
             raise SlackError("exchanged_trigger_id")
         view = args.structured("view")
         if not isinstance(view, dict):
-            raise _invalid_arguments("[ERROR] must provide an object [json-pointer:/view]")
+            raise invalid_arguments("[ERROR] must provide an object [json-pointer:/view]")
         errors = check_view(view)
         if errors:
-            raise _invalid_arguments(*errors)
+            raise invalid_arguments(*errors)
         opened = OpenedView(id=self._new_id("V"), trigger_id=trigger_id, view=view)
         self.views.append(opened)
         return {"view": self._view_answer(opened)}
@@ -363,19 +286,19 @@ class SlackMethods(SlackWorkspace):
             "bot_id": BOT_ID,
         }
 
-    def _files_get_upload_url(self, args: _Args) -> Answer:
+    def _files_get_upload_url(self, args: Args) -> Answer:
         filename = args.need("filename")
         length = args.need("length")
         if not length.isdigit():
-            raise _invalid_arguments("[ERROR] length must be an integer")
+            raise invalid_arguments("[ERROR] length must be an integer")
         upload = SlackFile(id=self._new_id("F"), name=filename, length=int(length))
         self.files[upload.id] = upload
         return {"upload_url": f"{args.base_url}/_sandbox/upload/{upload.id}", "file_id": upload.id}
 
-    def _files_complete_upload(self, args: _Args) -> Answer:
+    def _files_complete_upload(self, args: Args) -> Answer:
         entries = args.structured("files")
         if not isinstance(entries, list) or not entries:
-            raise _invalid_arguments("[ERROR] missing required field: files")
+            raise invalid_arguments("[ERROR] missing required field: files")
         uploads = [self._uploaded(entry) for entry in entries]
         channel_id = args.get("channel_id")
         if channel_id is not None:
@@ -396,7 +319,7 @@ class SlackMethods(SlackWorkspace):
             raise SlackError("not_in_channel")
         return channel
 
-    def _share(self, uploads: list[SlackFile], channel: Channel, args: _Args) -> None:
+    def _share(self, uploads: list[SlackFile], channel: Channel, args: Args) -> None:
         """Files land in the channel as one message carrying `initial_comment`, as on Slack."""
         for upload in uploads:
             upload.channels.append(channel.id)

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.sandbox.es_errors import EsError, Json
+from bot.sandbox.elasticsearch.errors import EsError, Json
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 DEFAULT_DATE_FORMAT = "strict_date_optional_time||epoch_millis"
@@ -175,12 +175,12 @@ _FIXED_UNITS = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000
 
 
 @dataclass(frozen=True)
-class _Rounding:
+class Rounding:
     floor: Callable[[int], int]
     next: Callable[[int], int]
 
 
-def _rounding(params: Json, zone: tzinfo) -> _Rounding:
+def rounding_of(params: Json, zone: tzinfo) -> Rounding:
     fixed, named = params.get("fixed_interval"), params.get("calendar_interval")
     if fixed is None and named is None:
         raise EsError(
@@ -197,12 +197,12 @@ def _rounding(params: Json, zone: tzinfo) -> _Rounding:
             wall = millis + _utc_offset(millis, zone)
             return (wall - offset) // step * step + offset - _utc_offset(millis, zone)
 
-        return _Rounding(floor_fixed, lambda millis: millis + step)
+        return Rounding(floor_fixed, lambda millis: millis + step)
     unit = _CALENDAR.get(str(named))
     if unit is None:
         reason = f"The supplied interval [{named}] could not be parsed as a calendar interval."
         raise EsError(400, "illegal_argument_exception", reason)
-    return _Rounding(
+    return Rounding(
         lambda millis: to_millis(floor_moment(from_millis(millis - offset, zone), unit)) + offset,
         lambda millis: to_millis(shift(from_millis(millis - offset, zone), 1, unit)) + offset,
     )

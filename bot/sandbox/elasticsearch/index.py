@@ -1,6 +1,6 @@
 """One index of the Elasticsearch stand-in: its mapping, its documents, and the rules for its name.
 
-Writes go through `_Index.write`, which assigns ids, versions and sequence numbers deterministically
+Writes go through `Index.write`, which assigns ids, versions and sequence numbers deterministically
 (the same ids on every run) and answers version conflicts as a cluster does. The HTTP layer creates,
 resolves and deletes indices; searches read their mappings and documents.
 """
@@ -12,14 +12,14 @@ import copy
 import hashlib
 from typing import Any
 
-from bot.sandbox.es_errors import EsError, Json
-from bot.sandbox.es_mapping import Document, IndexMapping, build_document
+from bot.sandbox.elasticsearch.errors import EsError, Json
+from bot.sandbox.elasticsearch.mapping import Document, IndexMapping, build_document
 
 SHARDS_WRITE = {"total": 2, "successful": 1, "failed": 0}
 _INVALID_NAME_CHARS = set('\\/*?"<>| ,#:')
 
 
-class _Index:
+class Index:
     """One index: its mapping and its documents in the order they were last written."""
 
     def __init__(self, name: str) -> None:

@@ -2,7 +2,7 @@
 
 Each reduces the doc values of one field over the matched hits to a value (dates also printed as
 strings), or counts them (`value_count`, `cardinality`); `top_hits` renders hits through the search.
-None takes sub-aggregations. `es_aggs` lists them in its table of aggregation types.
+None takes sub-aggregations. `aggs` lists them in its table of aggregation types.
 """
 
 from __future__ import annotations
@@ -10,22 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bot.sandbox.es_agg_context import AggContext, _doc_value_field, _missing_value, _unsupported
-from bot.sandbox.es_dates import date_formatter
-from bot.sandbox.es_errors import Json
-from bot.sandbox.es_mapping import Field, Hit, sortable_values
+from bot.sandbox.elasticsearch.agg_context import AggContext, doc_value_field, missing_value, unsupported
+from bot.sandbox.elasticsearch.dates import date_formatter
+from bot.sandbox.elasticsearch.errors import Json
+from bot.sandbox.elasticsearch.mapping import Field, Hit, sortable_values
 
 # ------------------------------------------------------------------------------------- metrics
 
 
 def _numbers(params: Json, hits: list[Hit], ctx: AggContext, agg: str) -> tuple[Field | None, list[float]]:
-    found = _doc_value_field(params, ctx)
+    found = doc_value_field(params, ctx)
     if found is not None and found.kind not in ("number", "date", "boolean"):
-        raise _unsupported(found, agg)
+        raise unsupported(found, agg)
     values: list[float] = []
     for hit in hits:
         own = sortable_values(hit.doc, found) if found else []
-        values.extend(float(value) for value in own or _missing_value(found, params, ctx))
+        values.extend(float(value) for value in own or missing_value(found, params, ctx))
     return found, values
 
 
@@ -36,7 +36,7 @@ def _value(found: Field | None, value: float | None, params: Json, name: str = "
     return out
 
 
-def _metric(
+def metric(
     pick: Callable[[list[float]], float | None], agg: str
 ) -> Callable[[Json, list[Hit], AggContext, Json], Json]:
     def run(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
@@ -46,7 +46,7 @@ def _metric(
     return run
 
 
-def _stats(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
+def stats(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
     found, values = _numbers(params, hits, ctx, "stats")
     out: Json = {"count": len(values)}
     for name, pick in (("min", min), ("max", max)):
@@ -57,22 +57,20 @@ def _stats(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
 
 
 def _counted(params: Json, hits: list[Hit], ctx: AggContext) -> list[Any]:
-    found = _doc_value_field(params, ctx)
+    found = doc_value_field(params, ctx)
     values: list[Any] = []
     for hit in hits:
-        values.extend(
-            (sortable_values(hit.doc, found) if found else []) or _missing_value(found, params, ctx)
-        )
+        values.extend((sortable_values(hit.doc, found) if found else []) or missing_value(found, params, ctx))
     return values
 
 
-def _value_count(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
+def value_count(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
     return {"value": len(_counted(params, hits, ctx))}
 
 
-def _cardinality(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
+def cardinality(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
     return {"value": len(set(_counted(params, hits, ctx)))}
 
 
-def _top_hits(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
+def top_hits(params: Json, hits: list[Hit], ctx: AggContext, _: Json) -> Json:
     return ctx.top_hits(hits, params)

@@ -10,7 +10,6 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -18,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from bot.errors import StoreError
+from bot.sandbox.server import free_port
 
 
 def find_bindir() -> Path:
@@ -39,12 +39,6 @@ def _version(path: str) -> float:
         return float(Path(path).parent.name)
     except ValueError:
         return 0.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class LocalPostgres:

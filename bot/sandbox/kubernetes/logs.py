@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 from starlette.datastructures import QueryParams
 
-from bot.sandbox.k8s_resources import ApiFailure, Obj
+from bot.sandbox.kubernetes.resources import ApiFailure, Obj
 
 # pod_logs key of a container's previous (terminated) instance: (namespace, pod, container + PREVIOUS).
 PREVIOUS = ":previous"
@@ -25,7 +25,7 @@ _STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)
 # --- log helpers -----------------------------------------------------------------------------------
 
 
-def _int_param(query: QueryParams, name: str) -> int | None:
+def int_param(query: QueryParams, name: str) -> int | None:
     value = query.get(name)
     if value is None or value == "":
         return None
@@ -35,7 +35,7 @@ def _int_param(query: QueryParams, name: str) -> int | None:
         raise ApiFailure(400, f"{name}: invalid value {value!r}: not an integer") from exc
 
 
-def _log_container(pod: Obj, wanted: str | None) -> str:
+def log_container(pod: Obj, wanted: str | None) -> str:
     """The container asked for, or the only one; several and none named is a 400, as on a real cluster."""
     spec, name = pod.get("spec") or {}, pod["metadata"]["name"]
     names = [str(c.get("name")) for c in spec.get("containers") or []]
@@ -52,7 +52,7 @@ def _log_container(pod: Obj, wanted: str | None) -> str:
 
 
 @dataclass(frozen=True)
-class _LogOptions:
+class LogOptions:
     """PodLogOptions from the query string."""
 
     previous: bool
@@ -66,9 +66,9 @@ class _LogOptions:
         return PREVIOUS if self.previous else ""
 
     @classmethod
-    def parse(cls, query: QueryParams, now: datetime) -> _LogOptions:
-        tail, seconds = _int_param(query, "tailLines"), _int_param(query, "sinceSeconds")
-        limit_bytes, since_time = _int_param(query, "limitBytes"), query.get("sinceTime")
+    def parse(cls, query: QueryParams, now: datetime) -> LogOptions:
+        tail, seconds = int_param(query, "tailLines"), int_param(query, "sinceSeconds")
+        limit_bytes, since_time = int_param(query, "limitBytes"), query.get("sinceTime")
         problems = []
         if seconds is not None and since_time:
             problems.append("at most one of `sinceTime` or `sinceSeconds` may be specified")

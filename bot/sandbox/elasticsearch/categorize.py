@@ -4,7 +4,7 @@ It follows Elasticsearch's own algorithm: messages are cut by the `ml_standard` 
 and tokens starting with a digit are dropped), weighted, and grouped by a weighted edit-distance
 similarity, so lines that differ only in ids fall into one category whose key is the tokens they
 share. Real Elasticsearch weighs tokens with an English part-of-speech dictionary; the stand-in
-approximates it (plain words weigh 3, `-ed`/`-ing` words 6, anything else 1). `es_aggs` runs it as
+approximates it (plain words weigh 3, `-ed`/`-ing` words 6, anything else 1). `aggs` runs it as
 the `categorize_text` aggregation and renders the categories as buckets.
 """
 
@@ -14,7 +14,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from bot.sandbox.es_mapping import Hit
+from bot.sandbox.elasticsearch.mapping import Hit
 
 # ---------------------------------------------------------------------------- categorize_text
 
@@ -128,7 +128,7 @@ def _similarity(first: Weighted, first_weight: int, second: Weighted, second_wei
 
 
 @dataclass
-class _Category:
+class Category:
     base: Weighted
     base_length: int
     max_length: int
@@ -205,13 +205,13 @@ class _Category:
         self.begin, self.end = best
 
 
-class _Categorizer:
+class Categorizer:
     """Elasticsearch's token-list categorizer: join the first close-enough category, else start one."""
 
     def __init__(self, threshold: float) -> None:
         self.lower = threshold
         self.upper = (1.0 + threshold) / 2.0
-        self.categories: list[_Category] = []
+        self.categories: list[Category] = []
 
     def add(self, tokens: Weighted, length: int, hit: Hit) -> None:
         weight, unique = sum(w for _, w in tokens), _unique(tokens)
@@ -231,9 +231,9 @@ class _Categorizer:
         if best >= 0:
             self._join(best, tokens, unique, length, hit)
         else:
-            self.categories.append(_Category(list(tokens), length, length, dict(unique), [hit]))
+            self.categories.append(Category(list(tokens), length, length, dict(unique), [hit]))
 
-    def _plausible(self, category: _Category, low: int, high: int, unique: dict[str, int]) -> bool:
+    def _plausible(self, category: Category, low: int, high: int, unique: dict[str, int]) -> bool:
         if not low <= category.base_weight <= high:
             return False
         return category.kept_weight(unique) / category.orig_weight >= self.lower
@@ -254,5 +254,5 @@ def _weight_window(weight: int, threshold: float) -> tuple[int, int]:
     return math.floor(weight * threshold + 1e-6) + 1, math.ceil(weight / threshold - 1e-6) - 1
 
 
-def _key_tokens(category: _Category) -> list[str]:
+def key_tokens(category: Category) -> list[str]:
     return [token for token, _ in category.base if token in category.common]

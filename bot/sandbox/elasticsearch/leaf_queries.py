@@ -1,9 +1,8 @@
-"""The query DSL of the Elasticsearch stand-in: a query compiled into a function scoring a document.
+"""Leaf queries of the Elasticsearch stand-in: each tests one field of a document (or its id).
 
-Kept apart from the HTTP layer so that aggregations reuse exactly the query matching that searches
-use; documents and field types come from `es_mapping`, dates from `es_dates`. Scores are simple and
-deterministic (matched terms times boost), not BM25: tests assert on which documents match and in
-what sorted order, not on relevance numbers.
+term, terms, match, match_phrase, range, exists, prefix, wildcard, regexp, ids, match_all and
+match_none, with the field-option parsing and error messages they share. `query` combines them in
+the compound queries (bool, constant_score) and dispatches a query to its builder.
 """
 
 from __future__ import annotations
@@ -17,44 +16,28 @@ from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
 
-from bot.sandbox.es_dates import DEFAULT_DATE_FORMAT, parse_date, parse_zone
-from bot.sandbox.es_errors import Json, parsing_error, shard_error
-from bot.sandbox.es_mapping import Document, Field, IndexMapping, analyze, coerce, sortable_values
-
-# --------------------------------------------------------------------------------------- query DSL
+from bot.sandbox.elasticsearch.dates import DEFAULT_DATE_FORMAT, parse_date, parse_zone
+from bot.sandbox.elasticsearch.errors import Json, parsing_error, shard_error
+from bot.sandbox.elasticsearch.mapping import Document, Field, IndexMapping, analyze, coerce, sortable_values
 
 Matcher = Callable[[Document], float | None]
 Builder = Callable[[Any, "QueryContext"], Matcher]
-MATCH_ALL: Json = {"match_all": {}}
 
 
 @dataclass(frozen=True)
 class QueryContext:
+    """What a query compiles against: the index's mapping and name, and the moment `now` means."""
+
     mapping: IndexMapping
     index: str
     now: datetime
-
-
-def compile_query(query: Any, ctx: QueryContext) -> Matcher:
-    """A function giving a document's score, or None when the document does not match."""
-    if not isinstance(query, dict) or not query:
-        raise parsing_error("query malformed, empty clause found" if query == {} else "query malformed")
-    if len(query) > 1:
-        raise parsing_error(
-            f"[{next(iter(query))}] malformed query, expected [END_OBJECT] but found [FIELD_NAME]"
-        )
-    ((kind, spec),) = query.items()
-    builder = _BUILDERS.get(kind)
-    if builder is None:
-        raise parsing_error(f"unknown query [{kind}]")
-    return builder(spec, ctx)
 
 
 def _never(_: Document) -> float | None:
     return None
 
 
-def _boost(options: Mapping[str, Any]) -> float:
+def boost_of(options: Mapping[str, Any]) -> float:
     return float(options.get("boost", 1.0))
 
 
@@ -109,7 +92,7 @@ def _term(spec: Any, ctx: QueryContext) -> Matcher:
     if field is None:
         return _never
     value = _query_value(field, options["value"], ctx)
-    return _equals(field, {value}, _boost(options), bool(options.get("case_insensitive", False)))
+    return _equals(field, {value}, boost_of(options), bool(options.get("case_insensitive", False)))
 
 
 def _terms(spec: Any, ctx: QueryContext) -> Matcher:
@@ -121,7 +104,7 @@ def _terms(spec: Any, ctx: QueryContext) -> Matcher:
     field = ctx.mapping.fields.get(names[0])
     if field is None:
         return _never
-    return _equals(field, {_query_value(field, v, ctx) for v in spec[names[0]]}, _boost(spec))
+    return _equals(field, {_query_value(field, v, ctx) for v in spec[names[0]]}, boost_of(spec))
 
 
 def _match(spec: Any, ctx: QueryContext) -> Matcher:
@@ -129,7 +112,7 @@ def _match(spec: Any, ctx: QueryContext) -> Matcher:
     field = ctx.mapping.fields.get(name)
     if field is None:
         return _never
-    boost = _boost(options)
+    boost = boost_of(options)
     if field.kind != "text":
         return _equals(field, {_query_value(field, options["query"], ctx)}, boost)
     terms = set(analyze(str(options["query"])))
@@ -152,7 +135,7 @@ def _match_phrase(spec: Any, ctx: QueryContext) -> Matcher:
     field = ctx.mapping.fields.get(name)
     if field is None:
         return _never
-    boost = _boost(options)
+    boost = boost_of(options)
     if field.kind != "text":
         return _equals(field, {_query_value(field, options["query"], ctx)}, boost)
     phrase = analyze(str(options["query"]))
@@ -197,7 +180,7 @@ def _range(spec: Any, ctx: QueryContext) -> Matcher:
     bounds = [
         (op, _range_bound(field, options, key, value, ctx)) for key, op, value in _range_limits(options)
     ]
-    boost = _boost(options)
+    boost = boost_of(options)
 
     def match(doc: Document) -> float | None:
         values = sortable_values(doc, field)
@@ -239,7 +222,7 @@ def _exists(spec: Any, ctx: QueryContext) -> Matcher:
     if not isinstance(spec, dict) or not isinstance(spec.get("field"), str):
         raise parsing_error("[exists] must be provided with a [field]")
     pattern: str = spec["field"]
-    boost = _boost(spec)
+    boost = boost_of(spec)
 
     def present(path: str) -> bool:
         return fnmatchcase(path, pattern) or path.startswith(pattern + ".")
@@ -259,7 +242,7 @@ def _string_query(kind: str, alias: str, make: Callable[[str, bool], Callable[[s
         if field is None:
             return _never
         test = make(str(value), bool(options.get("case_insensitive", False)))
-        boost = _boost(options)
+        boost = boost_of(options)
         if field.kind == "text":
             return lambda doc: (
                 boost if any(test(t) for ts in doc.tokens.get(field.name, ()) for t in ts) else None
@@ -294,80 +277,17 @@ def _ids(spec: Any, _: QueryContext) -> Matcher:
     if not isinstance(spec, dict) or not isinstance(spec.get("values"), list):
         raise parsing_error("[ids] query requires [values]")
     wanted = {str(value) for value in spec["values"]}
-    boost = _boost(spec)
+    boost = boost_of(spec)
     return lambda doc: boost if doc.id in wanted else None
 
 
-def _match_all(spec: Any, _: QueryContext) -> Matcher:
-    boost = _boost(spec or {})
+def match_all(spec: Any, _: QueryContext) -> Matcher:
+    boost = boost_of(spec or {})
     return lambda _doc: boost
 
 
 def _match_none(_spec: Any, _: QueryContext) -> Matcher:
     return _never
-
-
-def _constant_score(spec: Any, ctx: QueryContext) -> Matcher:
-    if not isinstance(spec, dict) or "filter" not in spec:
-        raise parsing_error("[constant_score] requires a 'filter' element")
-    inner = compile_query(spec["filter"], ctx)
-    boost = _boost(spec)
-    return lambda doc: boost if inner(doc) is not None else None
-
-
-_BOOL_KEYS = {
-    "must",
-    "filter",
-    "should",
-    "must_not",
-    "minimum_should_match",
-    "boost",
-    "_name",
-    "adjust_pure_negative",
-}
-
-
-def _bool(spec: Any, ctx: QueryContext) -> Matcher:
-    if not isinstance(spec, dict):
-        raise parsing_error("[bool] query malformed, no start_object after query name")
-    unknown = set(spec) - _BOOL_KEYS
-    if unknown:
-        raise parsing_error(f"[bool] query does not support [{sorted(unknown)[0]}]")
-    clauses = {
-        key: [compile_query(q, ctx) for q in _as_list(spec.get(key))]
-        for key in ("must", "filter", "should", "must_not")
-    }
-    must, filters, should, must_not = (
-        clauses["must"],
-        clauses["filter"],
-        clauses["should"],
-        clauses["must_not"],
-    )
-    if not any(clauses.values()):
-        return _match_all(spec, ctx)
-    default = 0 if must or filters or not should else 1
-    required = minimum_should_match(spec.get("minimum_should_match"), len(should), default)
-    boost = _boost(spec)
-
-    def match(doc: Document) -> float | None:
-        if any(f(doc) is None for f in filters) or any(n(doc) is not None for n in must_not):
-            return None
-        score = 0.0
-        for clause in must:
-            part = clause(doc)
-            if part is None:
-                return None
-            score += part
-        matched = [part for part in (clause(doc) for clause in should) if part is not None]
-        return (score + sum(matched)) * boost if len(matched) >= required else None
-
-    return match
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return value if isinstance(value, list) else [value]
 
 
 def minimum_should_match(spec: Any, count: int, default: int) -> int:
@@ -388,11 +308,9 @@ def minimum_should_match(spec: Any, count: int, default: int) -> int:
     return max(0, result)
 
 
-_BUILDERS: dict[str, Builder] = {
-    "match_all": _match_all,
+LEAF_QUERIES: dict[str, Builder] = {
+    "match_all": match_all,
     "match_none": _match_none,
-    "bool": _bool,
-    "constant_score": _constant_score,
     "term": _term,
     "terms": _terms,
     "match": _match,

@@ -27,10 +27,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from bot.sandbox.slack_methods import SlackMethods, _Args
-from bot.sandbox.slack_state import Answer, Params, SlackCall, SlackError, SlackUser
-
-__all__ = ["SlackCall", "SlackStandIn", "SlackUser"]
+from bot.sandbox.slack.args import Args
+from bot.sandbox.slack.methods import SlackMethods
+from bot.sandbox.slack.state import Answer, Params, SlackCall, SlackError, SlackUser
 
 _NO_GROUPS: Mapping[str, list[str]] = MappingProxyType({})
 
@@ -105,7 +104,7 @@ class SlackStandIn(SlackMethods):
         except SlackError as exc:
             return self._record(method, {}, _Reply(exc.body()))
         token = _token(request, params)
-        args = _Args(params, base_url=f"{request.url.scheme}://{request.url.netloc}")
+        args = Args(params, base_url=f"{request.url.scheme}://{request.url.netloc}")
         with self._lock:
             reply = self._answer(method, token, args)
         return self._record(method, params, reply)
@@ -116,7 +115,7 @@ class SlackStandIn(SlackMethods):
             self.calls.append(call)
         return JSONResponse(reply.body, status_code=reply.status, headers=reply.headers)
 
-    def _answer(self, method: str, token: str | None, args: _Args) -> _Reply:
+    def _answer(self, method: str, token: str | None, args: Args) -> _Reply:
         handler = self._methods.get(method)
         if handler is None:
             return _Reply({"ok": False, "error": "unknown_method", "req_method": method})

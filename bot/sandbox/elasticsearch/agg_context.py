@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bot.sandbox.es_errors import EsError, Json, fielddata_error, shard_error
-from bot.sandbox.es_mapping import Document, Field, Hit, coerce
+from bot.sandbox.elasticsearch.errors import EsError, Json, fielddata_error, shard_error
+from bot.sandbox.elasticsearch.mapping import Document, Field, Hit, coerce
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class AggContext:
     all_docs: Callable[[], Iterable[Document]]
 
 
-def _doc_value_field(params: Json, ctx: AggContext) -> Field | None:
+def doc_value_field(params: Json, ctx: AggContext) -> Field | None:
     name = params.get("field")
     if not isinstance(name, str):
         raise EsError(
@@ -43,14 +43,14 @@ def _doc_value_field(params: Json, ctx: AggContext) -> Field | None:
     return found
 
 
-def _unsupported(found: Field, agg: str) -> EsError:
+def unsupported(found: Field, agg: str) -> EsError:
     return shard_error(
         "illegal_argument_exception",
         f"Field [{found.name}] of type [{found.es_type}] is not supported for aggregation [{agg}]",
     )
 
 
-def _missing_value(found: Field | None, params: Json, ctx: AggContext) -> list[Any]:
+def missing_value(found: Field | None, params: Json, ctx: AggContext) -> list[Any]:
     if params.get("missing") is None:
         return []
     if found is None or found.kind in ("text", "keyword"):

@@ -15,8 +15,8 @@ from typing import Any
 
 from starlette.datastructures import QueryParams
 
-from bot.sandbox.k8s_patch import decode_json
-from bot.sandbox.k8s_resources import ApiFailure, Obj, Resource, _details
+from bot.sandbox.kubernetes.patch import decode_json
+from bot.sandbox.kubernetes.resources import ApiFailure, Obj, Resource, status_details
 
 _QUANTITY_MAPS = frozenset(
     {"capacity", "allocatable", "limits", "requests", "allocatedResources", "hard", "used"}
@@ -27,7 +27,7 @@ _OPTIONS = {"PATCH": "PatchOptions", "PUT": "UpdateOptions", "DELETE": "DeleteOp
 # --- write helpers ---------------------------------------------------------------------------------
 
 
-def _dry_run(method: str, query: QueryParams, body: bytes) -> bool:
+def is_dry_run(method: str, query: QueryParams, body: bytes) -> bool:
     """`dryRun=All` or nothing; any other value is refused as the real server refuses it: 422 Invalid."""
     values = query.getlist("dryRun")
     if method == "DELETE" and body.strip():
@@ -44,7 +44,7 @@ def _dry_run(method: str, query: QueryParams, body: bytes) -> bool:
     return bool(values)
 
 
-def _check_identity(res: Resource, stored: Obj, candidate: Obj) -> None:
+def check_identity(res: Resource, stored: Obj, candidate: Obj) -> None:
     """A write may not rename, move or retype the object it addresses (400, as the server answers)."""
     meta, before = candidate["metadata"], stored["metadata"]
     kind, api_version = candidate.get("kind", res.kind), candidate.get("apiVersion", res.api_version)
@@ -63,7 +63,7 @@ def _check_identity(res: Resource, stored: Obj, candidate: Obj) -> None:
         )
 
 
-def _check_preconditions(res: Resource, stored: Obj, preconditions: Mapping[str, Any]) -> None:
+def check_preconditions(res: Resource, stored: Obj, preconditions: Mapping[str, Any]) -> None:
     meta = stored["metadata"]
     for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
         wanted = preconditions.get(field)
@@ -72,10 +72,10 @@ def _check_preconditions(res: Resource, stored: Obj, preconditions: Mapping[str,
             message = (
                 f"Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {have}"
             )
-            raise ApiFailure(409, message, details=_details(res, meta["name"]))
+            raise ApiFailure(409, message, details=status_details(res, meta["name"]))
 
 
-def _grace_period(pod: Obj, query: QueryParams, options: Mapping[str, Any]) -> int:
+def grace_period(pod: Obj, query: QueryParams, options: Mapping[str, Any]) -> int:
     given = query.get("gracePeriodSeconds", options.get("gracePeriodSeconds"))
     if given is None:
         return int((pod.get("spec") or {}).get("terminationGracePeriodSeconds", 30))
@@ -85,45 +85,45 @@ def _grace_period(pod: Obj, query: QueryParams, options: Mapping[str, Any]) -> i
         raise ApiFailure(400, f"gracePeriodSeconds: invalid value {given!r}") from exc
 
 
-def _mark_terminating(pod: Obj, grace: int, now: datetime) -> None:
+def mark_terminating(pod: Obj, grace: int, now: datetime) -> None:
     if grace > 0:
-        pod["metadata"]["deletionTimestamp"] = _rfc3339(now + timedelta(seconds=grace))
+        pod["metadata"]["deletionTimestamp"] = rfc3339(now + timedelta(seconds=grace))
         pod["metadata"]["deletionGracePeriodSeconds"] = grace
 
 
-def _spec_part(obj: Obj) -> Obj:
+def spec_part(obj: Obj) -> Obj:
     return {key: value for key, value in obj.items() if key not in ("metadata", "status")}
 
 
 # --- normalisation of loaded objects ---------------------------------------------------------------
 
 
-def _rfc3339(moment: datetime) -> str:
+def rfc3339(moment: datetime) -> str:
     aware = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
     return aware.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _jsonable(value: Any, parent: str = "") -> Any:
+def jsonable(value: Any, parent: str = "") -> Any:
     """Plain JSON as the server would return it: YAML timestamps as RFC 3339, quantities as strings."""
     if isinstance(value, datetime):
-        return _rfc3339(value)
+        return rfc3339(value)
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, Mapping):
         return {
-            str(k): _quantity(v) if parent in _QUANTITY_MAPS else _jsonable(v, str(k))
+            str(k): _quantity(v) if parent in _QUANTITY_MAPS else jsonable(v, str(k))
             for k, v in value.items()
         }
     if isinstance(value, list | tuple):
-        return [_jsonable(item, parent) for item in value]
+        return [jsonable(item, parent) for item in value]
     return value
 
 
 def _quantity(value: Any) -> Any:
-    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else _jsonable(value)
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else jsonable(value)
 
 
-def _check_string_maps(res: Resource, meta: Mapping[str, Any]) -> None:
+def check_string_maps(res: Resource, meta: Mapping[str, Any]) -> None:
     """Labels and annotations are string maps; the real server would have refused anything else."""
     for field in ("labels", "annotations"):
         for key, value in (meta.get(field) or {}).items():

@@ -200,7 +200,7 @@ class SlackError(Exception):
         return {"ok": False, "error": self.error, **self.extra}
 
 
-def _invalid_arguments(*messages: str) -> SlackError:
+def invalid_arguments(*messages: str) -> SlackError:
     return SlackError("invalid_arguments", response_metadata={"messages": list(messages)})
 
 

@@ -2,8 +2,8 @@
 
 This dispatches a request's `aggs` to the aggregation types it lists in `_AGGS`, and holds the bucket
 aggregations (terms, date_histogram, filters, filter, categorize_text), which run sub-aggregations per
-bucket. Metrics live in `es_metrics`, the categorization algorithm in `es_categorize`, interval
-rounding in `es_dates`, and what every aggregation reads of the search in `es_agg_context`.
+bucket. Metrics live in `metrics`, the categorization algorithm in `categorize`, interval
+rounding in `dates`, and what every aggregation reads of the search in `agg_context`.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import Any
 
-from bot.sandbox.es_agg_context import AggContext, _doc_value_field, _missing_value, _unsupported
-from bot.sandbox.es_categorize import _Categorizer, _Category, _key_tokens, categorization_tokens
-from bot.sandbox.es_dates import _Rounding, _rounding, date_formatter, parse_date, parse_zone
-from bot.sandbox.es_errors import EsError, Json, shard_error
-from bot.sandbox.es_mapping import Field, Hit, sortable_values
-from bot.sandbox.es_metrics import _cardinality, _metric, _stats, _top_hits, _value_count
+from bot.sandbox.elasticsearch.agg_context import AggContext, doc_value_field, missing_value, unsupported
+from bot.sandbox.elasticsearch.categorize import Categorizer, Category, categorization_tokens, key_tokens
+from bot.sandbox.elasticsearch.dates import Rounding, date_formatter, parse_date, parse_zone, rounding_of
+from bot.sandbox.elasticsearch.errors import EsError, Json, shard_error
+from bot.sandbox.elasticsearch.mapping import Field, Hit, sortable_values
+from bot.sandbox.elasticsearch.metrics import cardinality, metric, stats, top_hits, value_count
 
 MAX_BUCKETS = 65536
 
@@ -83,14 +83,14 @@ def _key_fields(found: Field | None, key: Any) -> Json:
 
 
 def _terms(params: Json, hits: list[Hit], ctx: AggContext, subs: Json) -> Json:
-    found = _doc_value_field(params, ctx)
+    found = doc_value_field(params, ctx)
     size = int(params.get("size", 10))
     if size <= 0:
         raise EsError(400, "illegal_argument_exception", f"[size] must be greater than 0. Found [{size}]")
     groups: dict[Any, list[Hit]] = {}
     for hit in hits:
         values = list(dict.fromkeys(sortable_values(hit.doc, found))) if found else []
-        for value in values or _missing_value(found, params, ctx):
+        for value in values or missing_value(found, params, ctx):
             groups.setdefault(value, []).append(hit)
     min_count = int(params.get("min_doc_count", 1))
     if min_count == 0 and found is not None:
@@ -165,15 +165,15 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _date_histogram(params: Json, hits: list[Hit], ctx: AggContext, subs: Json) -> Json:
-    found = _doc_value_field(params, ctx)
+    found = doc_value_field(params, ctx)
     if found is not None and found.kind not in ("date", "number"):
-        raise _unsupported(found, "date_histogram")
+        raise unsupported(found, "date_histogram")
     zone = parse_zone(str(params.get("time_zone", "UTC")))
-    rounding = _rounding(params, zone)
+    rounding = rounding_of(params, zone)
     groups: dict[int, list[Hit]] = {}
     for hit in hits:
         values = sortable_values(hit.doc, found) if found else []
-        for key in {rounding.floor(int(value)) for value in values or _missing_value(found, params, ctx)}:
+        for key in {rounding.floor(int(value)) for value in values or missing_value(found, params, ctx)}:
             groups.setdefault(key, []).append(hit)
     min_count = int(params.get("min_doc_count", 0))
     keys = sorted(groups)
@@ -205,7 +205,7 @@ def _bound(value: Any, ctx: AggContext, zone: tzinfo) -> int | None:
         raise shard_error("parse_exception", f"failed to parse bound [{value}]: {exc}") from exc
 
 
-def _filled(keys: list[int], rounding: _Rounding, params: Json, ctx: AggContext, zone: tzinfo) -> list[int]:
+def _filled(keys: list[int], rounding: Rounding, params: Json, ctx: AggContext, zone: tzinfo) -> list[int]:
     """Every bucket key from the first to the last, widened by `extended_bounds`, empty ones included."""
     bounds = params.get("extended_bounds") or {}
     low, high = (_bound(bounds.get(side), ctx, zone) for side in ("min", "max"))
@@ -284,7 +284,7 @@ def _categorize_text(params: Json, hits: list[Hit], ctx: AggContext, subs: Json)
             f"[similarity_threshold] must be between 1 and 100, got {threshold}",
         )
     filters = [re.compile(str(pattern)) for pattern in params.get("categorization_filters", [])]
-    categorizer = _Categorizer(min(max(threshold / 100.0, 0.01), 0.99))
+    categorizer = Categorizer(min(max(threshold / 100.0, 0.01), 0.99))
     for hit in hits:
         for value in hit.doc.values.get(found.name, ()):
             tokens = categorization_tokens(str(value), filters)
@@ -292,15 +292,15 @@ def _categorize_text(params: Json, hits: list[Hit], ctx: AggContext, subs: Json)
                 categorizer.add(tokens, len(str(value)), hit)
     size, min_count = int(params.get("size", 10)), int(params.get("min_doc_count", 1))
     chosen = [c for c in categorizer.categories[:size] if len(c.members) >= min_count]
-    chosen.sort(key=lambda c: (-len(c.members), [token.encode() for token in _key_tokens(c)]))
+    chosen.sort(key=lambda c: (-len(c.members), [token.encode() for token in key_tokens(c)]))
     return {"buckets": [_category_bucket(category, subs, ctx) for category in chosen]}
 
 
-def _category_bucket(category: _Category, subs: Json, ctx: AggContext) -> Json:
+def _category_bucket(category: Category, subs: Json, ctx: AggContext) -> Json:
     ordered = [_REGEX_SPECIALS.sub(r"\\\1", token) for token in category.ordered()]
     regex = ".*?" + ".+?".join(ordered) + ".*?" if ordered else ".*"
     head = {
-        "key": " ".join(_key_tokens(category)),
+        "key": " ".join(key_tokens(category)),
         "regex": regex,
         "max_matching_length": category.max_matching_length(),
     }
@@ -333,17 +333,17 @@ _AGGS: dict[str, _Agg] = {
     ),
     "filters": _Agg(_filters, frozenset({"filters", "other_bucket", "other_bucket_key", "keyed"}), True),
     "filter": _Agg(_filter, None, True),
-    "min": _Agg(_metric(lambda values: min(values) if values else None, "min"), _METRIC_KEYS, False),
-    "max": _Agg(_metric(lambda values: max(values) if values else None, "max"), _METRIC_KEYS, False),
+    "min": _Agg(metric(lambda values: min(values) if values else None, "min"), _METRIC_KEYS, False),
+    "max": _Agg(metric(lambda values: max(values) if values else None, "max"), _METRIC_KEYS, False),
     "avg": _Agg(
-        _metric(lambda values: sum(values) / len(values) if values else None, "avg"), _METRIC_KEYS, False
+        metric(lambda values: sum(values) / len(values) if values else None, "avg"), _METRIC_KEYS, False
     ),
-    "sum": _Agg(_metric(lambda values: float(sum(values)), "sum"), _METRIC_KEYS, False),
-    "stats": _Agg(_stats, _METRIC_KEYS, False),
-    "value_count": _Agg(_value_count, _METRIC_KEYS, False),
-    "cardinality": _Agg(_cardinality, _METRIC_KEYS | {"precision_threshold"}, False),
+    "sum": _Agg(metric(lambda values: float(sum(values)), "sum"), _METRIC_KEYS, False),
+    "stats": _Agg(stats, _METRIC_KEYS, False),
+    "value_count": _Agg(value_count, _METRIC_KEYS, False),
+    "cardinality": _Agg(cardinality, _METRIC_KEYS | {"precision_threshold"}, False),
     "top_hits": _Agg(
-        _top_hits,
+        top_hits,
         frozenset({"size", "from", "sort", "_source", "version", "seq_no_primary_term", "track_scores"}),
         False,
     ),

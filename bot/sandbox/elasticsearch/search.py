@@ -1,6 +1,6 @@
 """Search execution of the Elasticsearch stand-in: one `_search` over a set of indices.
 
-`_Search` matches the query per index (mappings differ between indices), applies `min_score` and
+`Search` matches the query per index (mappings differ between indices), applies `min_score` and
 `post_filter`, runs the aggregations over the matches, sorts (`sort`, `search_after`, multi-value
 modes), pages within the result window, filters `_source` and renders hits and totals. Kept apart
 from the HTTP layer, which only resolves indices, records requests and turns errors into responses.
@@ -16,12 +16,13 @@ from datetime import datetime
 from fnmatch import fnmatchcase
 from typing import Any
 
-from bot.sandbox.es_agg_context import AggContext
-from bot.sandbox.es_aggs import run_aggregations
-from bot.sandbox.es_errors import EsError, Json, fielddata_error, parsing_error, shard_error
-from bot.sandbox.es_index import _Index
-from bot.sandbox.es_mapping import Field, Hit, resolve_field, sortable_values
-from bot.sandbox.es_query import MATCH_ALL, Matcher, QueryContext, compile_query
+from bot.sandbox.elasticsearch.agg_context import AggContext
+from bot.sandbox.elasticsearch.aggs import run_aggregations
+from bot.sandbox.elasticsearch.errors import EsError, Json, fielddata_error, parsing_error, shard_error
+from bot.sandbox.elasticsearch.index import Index
+from bot.sandbox.elasticsearch.leaf_queries import Matcher, QueryContext
+from bot.sandbox.elasticsearch.mapping import Field, Hit, resolve_field, sortable_values
+from bot.sandbox.elasticsearch.query import MATCH_ALL, compile_query
 
 MAX_RESULT_WINDOW = 10_000
 _SEARCH_KEYS = {"query", "size", "from", "sort", "_source", "track_total_hits", "aggs", "aggregations"}
@@ -62,10 +63,10 @@ class _SourceFilter:
     excludes: list[str]
 
 
-class _Search:
+class Search:
     """One search over a set of indices: matches the query per index, renders hits and aggregations."""
 
-    def __init__(self, indices: list[_Index], now: datetime) -> None:
+    def __init__(self, indices: list[Index], now: datetime) -> None:
         self.indices = indices
         self.now = now
         self._mappings = [index.mapping for index in indices]
@@ -170,7 +171,7 @@ class _Search:
             rows = [row for row in rows if _compare(row[1], list(after), order) > 0]
         scored = not keys or bool(spec.get("track_scores")) or any(key.field == "_score" for key in keys)
         max_score = max((hit.score for hit in hits), default=None) if scored else None
-        source = _source_filter(spec.get("_source"), params)
+        source = source_filter(spec.get("_source"), params)
         page = [
             self._render(hit, values if keys else None, scored, source, spec)
             for hit, values in rows[start : start + size]
@@ -284,7 +285,7 @@ def _compare(first: list[Any], second: list[Any], keys: list[_SortKey]) -> int:
     return 0
 
 
-def _source_filter(spec: Any, params: Mapping[str, str]) -> _SourceFilter:
+def source_filter(spec: Any, params: Mapping[str, str]) -> _SourceFilter:
     """`_source` as a bool, a field list or `{includes, excludes}`, plus the `_source_includes` params."""
     if spec is None and params.get("_source") is not None:
         text = params["_source"]

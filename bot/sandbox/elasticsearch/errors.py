@@ -1,6 +1,6 @@
 """The errors of the Elasticsearch stand-in, shaped the way a real cluster reports them.
 
-Every other `es_*` module raises these, so they sit at the bottom of the import graph: `EsError`
+Every other module of the package raises these, so they sit at the bottom of the import graph: `EsError`
 renders both request-level errors and shard-level ones (wrapped in `search_phase_execution_exception`
 as a failed search is), and the helpers build the errors several modules share.
 """

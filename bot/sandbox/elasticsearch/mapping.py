@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from bot.sandbox.es_dates import EPOCH, parse_date
-from bot.sandbox.es_errors import EsError, Json
+from bot.sandbox.elasticsearch.dates import EPOCH, parse_date
+from bot.sandbox.elasticsearch.errors import EsError, Json
 
 # ------------------------------------------------------------------------------------- field model
 

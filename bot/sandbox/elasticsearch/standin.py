@@ -27,10 +27,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.sandbox.es_errors import NODE_ID, EsError, Json, index_not_found, parsing_error
-from bot.sandbox.es_index import SHARDS_WRITE, _Index
-from bot.sandbox.es_query import MATCH_ALL
-from bot.sandbox.es_search import _Search, _source_filter, filter_source
+from bot.sandbox.elasticsearch.errors import NODE_ID, EsError, Json, index_not_found, parsing_error
+from bot.sandbox.elasticsearch.index import SHARDS_WRITE, Index
+from bot.sandbox.elasticsearch.query import MATCH_ALL
+from bot.sandbox.elasticsearch.search import Search, filter_source, source_filter
 
 VERSION = "9.1.0"
 COMPAT_JSON = "application/vnd.elasticsearch+json;compatible-with=9"
@@ -57,7 +57,7 @@ class ElasticsearchStandIn:
     def __init__(self, *, now: Callable[[], datetime] | None = None) -> None:
         self._clock = now or (lambda: datetime.now(UTC))
         self._lock = threading.RLock()
-        self._indices: dict[str, _Index] = {}
+        self._indices: dict[str, Index] = {}
         self.requests: list[RecordedSearch] = []
         self.app = Starlette(routes=self._routes())
 
@@ -155,7 +155,7 @@ class ElasticsearchStandIn:
             details = {"index_uuid": existing.uuid, "index": name}
             reason = f"index [{name}/{existing.uuid}] already exists"
             raise EsError(400, "resource_already_exists_exception", reason, details=details)
-        index = _Index(name)
+        index = Index(name)
         mappings = spec.get("mappings") or {}
         index.mapping.add_properties(mappings.get("properties", {}))
         self._indices[name] = index
@@ -169,12 +169,12 @@ class ElasticsearchStandIn:
         indices = self._resolve(request.path_params.get("index"), request.query_params)
         return 200, {"_shards": {"total": 2 * len(indices), "successful": len(indices), "failed": 0}}
 
-    def _for_write(self, name: str) -> _Index:
+    def _for_write(self, name: str) -> Index:
         if name not in self._indices:
-            self._indices[name] = _Index(name)
+            self._indices[name] = Index(name)
         return self._indices[name]
 
-    def _resolve(self, expression: str | None, params: Mapping[str, str]) -> list[_Index]:
+    def _resolve(self, expression: str | None, params: Mapping[str, str]) -> list[Index]:
         """Indices named by a comma list of names, wildcards (`logs-*`) and exclusions (`-logs-old`)."""
         ignore_unavailable = params.get("ignore_unavailable") == "true"
         allow_no_indices = params.get("allow_no_indices", "true") == "true"
@@ -228,7 +228,7 @@ class ElasticsearchStandIn:
         doc = found.docs.get(doc_id)
         if doc is None:
             return 404, {"_index": name, "_id": doc_id, "found": False}
-        source = _source_filter(None, request.query_params)
+        source = source_filter(None, request.query_params)
         head = {
             "_index": name,
             "_id": doc_id,
@@ -294,7 +294,7 @@ class ElasticsearchStandIn:
 
     def _search(self, request: Request, body: bytes) -> tuple[int, Json]:
         spec = self._record(request, body, "_search")
-        search = _Search(self._resolve(request.path_params.get("index"), request.query_params), self._now())
+        search = Search(self._resolve(request.path_params.get("index"), request.query_params), self._now())
         try:
             return 200, search.run(spec, request.query_params)
         except EsError as error:
@@ -305,7 +305,7 @@ class ElasticsearchStandIn:
         unknown = sorted(set(spec) - {"query"})
         if unknown:
             raise parsing_error(f"request does not support [{unknown[0]}]")
-        search = _Search(self._resolve(request.path_params.get("index"), request.query_params), self._now())
+        search = Search(self._resolve(request.path_params.get("index"), request.query_params), self._now())
         try:
             count = len(search.matching(spec.get("query", MATCH_ALL)))
         except EsError as error:
@@ -328,7 +328,7 @@ class ElasticsearchStandIn:
         }
 
 
-def _located(error: EsError, search: _Search) -> EsError:
+def _located(error: EsError, search: Search) -> EsError:
     if error.shard_level and error.index is None and search.indices:
         error.index = search.indices[0].name
     return error

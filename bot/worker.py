@@ -63,10 +63,13 @@ class Worker:
             self._threads.append(thread)
 
     def stop(self, timeout: float = 10.0) -> None:
+        """Stop claiming; wait up to `timeout` in all for running jobs (a job left running is
+        retried elsewhere once its lease expires)."""
         self._stop.set()
         self.wake()
+        deadline = time.monotonic() + timeout
         for thread in self._threads:
-            thread.join(timeout)
+            thread.join(max(0.0, deadline - time.monotonic()))
         self._threads.clear()
 
     def wake(self) -> None:

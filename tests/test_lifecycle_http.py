@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 import httpx
@@ -43,7 +44,8 @@ def test_full_lifecycle_writes_a_timeline_event_per_change(client: httpx.Client)
     assert final["category"] == "inference_engine"
     assert final["acknowledged_by"] == "U0BOB" and final["resolved_by"] == "U0BOB"
     assert final["resolution"] == "rolled back to revision 1"
-    events = [(e["kind"], e["actor"]) for e in detail["timeline"]]
+    # What the responders did, in order (the bot's own announcement and triage interleave with it).
+    events = [(e["kind"], e["actor"]) for e in detail["timeline"] if e["actor"] != "incident-bot"]
     assert events == [
         ("opened", "U0ALICE"),
         ("acknowledged", "U0BOB"),
@@ -54,7 +56,8 @@ def test_full_lifecycle_writes_a_timeline_event_per_change(client: httpx.Client)
     ]
     times = [datetime.fromisoformat(e["at"]) for e in detail["timeline"]]
     assert times == sorted(times) and all(t.tzinfo is not None for t in times)
-    assert detail["timeline"][2]["data"] == {"from": "major", "to": "critical"}
+    changed = next(e for e in detail["timeline"] if e["kind"] == "severity_changed")
+    assert changed["data"] == {"from": "major", "to": "critical"}
 
 
 def test_invalid_transitions_are_409_and_change_nothing(client: httpx.Client, deps: Deps) -> None:
@@ -125,3 +128,51 @@ def test_list_filters_by_status_newest_first(client: httpx.Client) -> None:
     open_only = [i["id"] for i in client.get("/api/incidents?status=open", headers=H).json()["incidents"]]
     assert open_only == [c, a]
     assert client.get("/api/incidents?status=sleeping", headers=H).status_code == 400
+
+
+def wait_for(client: httpx.Client, iid: int, kinds: set[str], timeout: float = 30) -> list[dict]:  # type: ignore[type-arg]
+    deadline = time.monotonic() + timeout
+    while True:
+        timeline = client.get(f"/api/incidents/{iid}", headers=H).json()["timeline"]
+        if kinds <= {e["kind"] for e in timeline}:
+            return list(timeline)
+        assert time.monotonic() < deadline, f"never saw {kinds - {e['kind'] for e in timeline}}"
+        time.sleep(0.05)
+
+
+def test_a_declared_incident_is_announced_and_triaged_like_an_alerts(client: httpx.Client) -> None:
+    iid = declare(client, service="llama-chat", namespace="llm-serving")["id"]
+    timeline = wait_for(client, iid, {"announced", "triaged", "triage_posted"})
+    kinds = [e["kind"] for e in timeline]
+    assert kinds[0] == "opened" and kinds.index("triage_posted") > kinds.index("announced")
+    announced = next(e for e in timeline if e["kind"] == "announced")
+    assert announced["data"]["dashboards"][0]["url"].startswith(
+        "https://grafana.example/d/vllm?var-ns=llm-serving"
+    )
+    triage = client.get(f"/api/incidents/{iid}", headers=H).json()["triage"]
+    assert triage["code"] == "UNATTRIBUTED" and triage["incident"]["namespace"] == "llm-serving"
+    assert "kubernetes: topology: not configured (set KUBERNETES_API_URL or KUBECONFIG)" in triage["gaps"]
+
+
+def test_a_triage_can_be_run_again_and_each_run_is_kept(client: httpx.Client, deps: Deps) -> None:
+    iid = declare(client)["id"]
+    wait_for(client, iid, {"triage_posted"})
+    again = client.post(f"/api/incidents/{iid}/triage", json={"actor": "U0DAVE"}, headers=H)
+    assert again.status_code == 200 and again.json() == {"incident_id": iid, "run": 2}
+    timeline = wait_for(client, iid, {"triage_requested"})
+    deadline = time.monotonic() + 30
+    while (
+        (second := deps.services.incidents.triage(iid)) is None or second.run != 2 or second.posted_at is None
+    ):
+        assert time.monotonic() < deadline, "run 2 was not stored and posted"
+        time.sleep(0.05)
+    first = deps.services.incidents.triage(iid, run=1)
+    assert first is not None and first.run == 1 and second.created_at >= first.created_at
+    timeline = client.get(f"/api/incidents/{iid}", headers=H).json()["timeline"]
+    texts = [e["text"] for e in timeline]
+    assert "triage run 2 requested by U0DAVE" in texts
+    assert any(t.startswith("triage run 2 (rules): ") for t in texts)
+    assert any(t.startswith("triage run 2 posted") for t in texts)
+    assert client.get(f"/api/incidents/{iid}", headers=H).json()["incident"]["triage_runs"] == 2
+    missing = client.post("/api/incidents/999/triage", json={"actor": "U0DAVE"}, headers=H)
+    assert missing.status_code == 404

@@ -1,6 +1,8 @@
-"""Benchmark of the triage: per pack, time to a finished rules triage next to the floor.
+"""Benchmark of the triage: per pack, time from the alert to the stored triage, next to the floor.
 
-The floor is the same backend work issued directly, all at once, through the same clients:
+Each run is the production path: the pack's alert (as a new alert group) goes through intake into
+the bot's store, the worker runs the announcement, the triage and the post, and the stored triage
+is read back. The floor is the same backend work issued directly, all at once, through the same clients:
 every catalog PromQL range query for the resolved scope and the alert's own expression, the
 Elasticsearch searches the triage made (bodies taken from the stand-in's request log), the
 Kubernetes list calls, and the NVML reads. The ratio says what the triage adds on top of the
@@ -21,21 +23,29 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.sandbox.evaluate import find_packs
 from bot.sandbox.pack import load_pack
+from bot.sandbox.replay import Replay, replaying
 from bot.sandbox.up import Sandbox
-from bot.triage.evaluate import find_packs
 from bot.triage.gather import gather, prometheus_scope
-from bot.triage.service import Knowledge, sandbox_backends, triage_in_sandbox
+from bot.triage.knowledge import Knowledge
+from bot.triage.request import TriageRequest
 from tools.gpu import read_gpus
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def floor_calls(sandbox: Sandbox) -> tuple[list[Callable[[], Any]], Callable[[], None]]:
-    """The raw backend calls one triage needs, as zero-argument callables (and the clients' closer)."""
+def floor_calls(replay: Replay) -> list[Callable[[], Any]]:
+    """The raw backend calls one triage needs, as zero-argument callables."""
+    sandbox = replay.sandbox
     pack = sandbox.pack
-    backends, close = sandbox_backends(sandbox)
-    gathered = gather(pack.alert, backends, as_of=pack.meta.as_of, namespace=pack.meta.namespace)
+    backends = replay.deps.engine.backends
+    incidents = replay.deps.services.incidents
+    latest = incidents.list(limit=1)[0]
+    detail = incidents.get(latest.id)
+    gathered = gather(
+        TriageRequest(incident=detail.incident, alerts=detail.alerts, as_of=pack.meta.as_of), backends
+    )
     scope, window = gathered.scope, gathered.window
     prom_scope = prometheus_scope(scope)
     assert backends.prometheus is not None and backends.kube is not None
@@ -72,7 +82,7 @@ def floor_calls(sandbox: Sandbox) -> tuple[list[Callable[[], Any]], Callable[[],
         ),
     ]
     calls += [(lambda n=n, p=p: read_gpus(p, n)) for n, p in sandbox.nvml.items() if n in scope.nodes]
-    return calls, close
+    return calls
 
 
 def timed(call: Callable[[], Any]) -> float:
@@ -83,16 +93,15 @@ def timed(call: Callable[[], Any]) -> float:
 
 def bench_pack(folder: Path, knowledge: Knowledge, runs: int) -> tuple[str, float, float, int]:
     pack = load_pack(folder)
-    with Sandbox(pack) as sandbox:
-        triage_in_sandbox(sandbox, knowledge)  # warm-up: connections, caches, first compile
-        triage = statistics.median(timed(lambda: triage_in_sandbox(sandbox, knowledge)) for _ in range(runs))
-        calls, close = floor_calls(sandbox)
+    with Sandbox(pack) as sandbox, replaying(sandbox, knowledge=knowledge) as replay:
+        replay.triage()  # warm-up: connections, caches, first compile
+        triage = statistics.median(timed(replay.triage) for _ in range(runs))
+        calls = floor_calls(replay)
         with ThreadPoolExecutor(max_workers=len(calls)) as pool:
             list(pool.map(lambda c: c(), calls))  # warm-up
             floor = statistics.median(
                 timed(lambda: list(pool.map(lambda c: c(), calls))) for _ in range(runs)
             )
-        close()
     return pack.name, triage, floor, len(calls)
 
 
@@ -107,7 +116,10 @@ def main() -> None:
     knowledge = Knowledge.load()
     rows = [bench_pack(f, knowledge, args.runs) for f in folders]
     width = max(len(r[0]) for r in rows)
-    print(f"triage vs floor, median of {args.runs} runs per pack, rules engine, sandbox backends on loopback")
+    print(
+        f"alert to stored triage vs floor, median of {args.runs} runs per pack, rules engine, "
+        "sandbox backends on loopback"
+    )
     print(f"{'pack':<{width}}  {'triage ms':>9}  {'floor ms':>8}  {'calls':>5}  {'ratio':>5}")
     for name, triage, floor, calls in rows:
         print(f"{name:<{width}}  {triage:>9.0f}  {floor:>8.0f}  {calls:>5}  {triage / floor:>5.1f}")

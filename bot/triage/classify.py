@@ -245,7 +245,9 @@ def _one_hot_pod(evidence: list[Evidence]) -> bool:
 
 def _biz_dominates(biz: list[Finding], findings: list[Finding], taxonomy: Taxonomy) -> bool:
     biz_share = sum(f.strength for f in biz)
-    other = [f for f in findings if not taxonomy.caller_error(f.code) and f.layer != "GW"]
+    # Caller errors compete only with causes outside the operational layers (a gateway's own
+    # errors are how caller errors often surface).
+    other = [f for f in findings if taxonomy.category_of(f.code) is not Category.OPERATIONAL]
     other_share = max((f.strength for f in other), default=0.0)
     return biz_share >= 0.4 and other_share < biz_share / 2
 

@@ -9,8 +9,29 @@ from .pack import Pack
 
 HEAD = """# Scenario packs
 
-Recorded-style incidents on inference platforms, in the format of `shared/spec/scenario-pack.md`
-(scenario.yaml, alert.json, metrics.om, logs.ndjson, k8s.yaml, gpus.json, expected.yaml).
+Recorded-style incidents on inference platforms, one folder each, every file in the real format of
+the system it comes from:
+
+- `scenario.yaml` (required): `name` (`[a-z0-9-]`), `as_of` (the triage's "now", with a time
+  zone), `namespace` (where the pack's objects live when they do not say), optional `logs_index`
+  (default `logs-inference`) and `description`.
+- `alert.json` (required): the Alertmanager webhook body (version 4) exactly as sent; the alert's
+  PromQL is `g0.expr` of `generatorURL`.
+- `metrics.om`: OpenMetrics with timestamps, ending in `# EOF`, named as the exporters name things
+  (vLLM, TGI, Triton, SGLang, DCGM, kube-state-metrics, Envoy, SLO recording rules).
+- `logs.ndjson`: one Elastic Common Schema document per line (`@timestamp`, `message`,
+  `log.level`, `kubernetes.*`, ...).
+- `k8s.yaml`: Kubernetes objects as `kubectl get -o yaml` prints them (several documents, or a
+  `List`).
+- `gpus.json`: NVML readings per GPU node at `as_of` (memory, utilisation, temperature, power, ECC,
+  retired pages, Xid events).
+- `expected.yaml`: the right answer, for `eval` only: `category`, `code`,
+  `acceptable_first_actions` (`kind` and `target` such as `node/...` or `deployment/...`; empty when
+  no catalog action helps).
+
+Unknown fields are ignored; a pack needs no configuration; the bot never reads `expected.yaml`
+while triaging. `incident-bot sandbox validate DIR…` checks a pack the way `eval` loads it.
+
 They are generated, deterministically, by `scripts/packgen` (one module per scenario under
 `scripts/packgen/scenarios/`); do not edit them by hand:
 

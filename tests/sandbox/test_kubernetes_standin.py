@@ -27,7 +27,7 @@ from bot.sandbox.kubernetes import (
 from bot.sandbox.kubernetes.generic import plural_of
 from bot.sandbox.pack import load_pack
 from bot.sandbox.server import ServerThread
-from tests.conftest import SHARED
+from tests.conftest import ROOT
 
 NOW = datetime(2025, 5, 20, 10, 12, 0, tzinfo=UTC)
 NS = "llm-serving"
@@ -1140,7 +1140,7 @@ def test_other_kinds_take_merge_and_json_patch_but_not_strategic_merge(wide: Clu
 
 def test_a_pack_with_other_kinds_loads_and_serves_them(tmp_path: Path) -> None:
     pack = tmp_path / "pack"
-    shutil.copytree(SHARED / "examples" / "kv-cache-exhaustion-after-deploy", pack)
+    shutil.copytree(ROOT / "scenarios" / "kv-cache-preemption-traffic-surge", pack)
     other = OTHER_KINDS_YAML.split("---")[:2]  # the HorizontalPodAutoscaler and a PodDisruptionBudget
     k8s_yaml = pack / "k8s.yaml"
     k8s_yaml.write_text(k8s_yaml.read_text().rstrip() + "\n---" + "---".join(other))

@@ -28,3 +28,10 @@ def jobs_by_kind(db: Database) -> dict[str, int]:
     with db.reader() as session:
         rows = session.execute(select(JobRow.kind, func.count()).group_by(JobRow.kind)).all()
     return {str(kind): int(n) for kind, n in rows}
+
+
+def jobs_of(db: Database, incident_id: int) -> list[str]:
+    """The dedup keys of the jobs queued for one incident, in order."""
+    with db.reader() as session:
+        keys = session.scalars(select(JobRow.dedup_key).order_by(JobRow.id)).all()
+    return [k for k in keys if k and k.split(":")[1] == str(incident_id)]

@@ -10,8 +10,9 @@ from bot.sandbox.pack import Pack
 from bot.sandbox.server import ServerThread
 from bot.triage.scope import namespace_of, resolve
 from tests.support.stored import stored_request
-from tools.kubernetes import KubeTool, Topology, api_client, template_diff
+from tools.kubernetes import KubeTool, Topology, api_client
 from tools.result import Window
+from tools.templates import template_diff
 
 NS = "support-bot"
 DEPLOYMENT = "vllm-llama31-8b-support"

@@ -3,6 +3,10 @@ served by the sandbox) → triage row, proposals, timeline and post, checkpointe
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -85,6 +89,17 @@ def test_webhook_to_stored_and_posted_triage(database_url: str, sandbox: Sandbox
     assert next((p.kind, p.target, p.status) for p in proposals) == ("add_replica", DEPLOYMENT, "proposed")
     assert checkpoints > 0  # the graph's state lives in the bot's own database
     deps.close()
+    shown = subprocess.run(
+        [sys.executable, "-m", "bot", "incidents", "show", str(incident_id), "--json"],
+        env={**os.environ, "DATABASE_URL": database_url},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    stored = json.loads(shown.stdout)["triage"]  # the triage result JSON of the scenario-pack contract
+    assert stored == row.result and {"incident", "category", "code", "actions", "runbook", "engine"} <= set(
+        stored
+    )
 
 
 def test_no_backends_still_posts_a_triage_with_named_gaps(database_url: str) -> None:

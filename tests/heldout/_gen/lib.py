@@ -1,7 +1,7 @@
 """Small, self-contained toolkit for writing the held-out scenario packs.
 
 Deliberately independent of the bot and of `scripts/packgen`: the held-out packs must follow
-`shared/spec/scenario-pack.md` and `shared/spec/taxonomy.md` only, in their own style.
+the pack format and the failure taxonomy only, in their own style.
 
 Pieces: a minute clock ending at `as_of`; an OpenMetrics writer (gauges, counters with resets
 and scrape gaps, histograms from per-minute log-normal latency distributions); builders of

@@ -57,4 +57,13 @@ def incident_detail(detail: IncidentDetail) -> str:
     )
     lines.append("Timeline:")
     lines.extend(f"  {_ts(e.at)}  {e.actor:14}  {e.kind.value:17}  {e.text}" for e in detail.timeline)
+    triage = detail.triage
+    if triage is not None:
+        lines += [
+            f"Triage ({triage.engine}): {triage.category} / {triage.code}, confidence {triage.confidence:.0%}",
+            f"  {triage.hypothesis}",
+            f"  blast radius: {triage.blast_radius}",
+        ]
+        lines += [f"  {n}. {a.kind} {a.target} (undo: {a.undo})" for n, a in enumerate(triage.actions, 1)]
+        lines += [f"  gap: {gap}" for gap in triage.gaps]
     return "\n".join(lines)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ import pytest
 from bot.alertmanager import parse_payload
 from bot.deps import build_deps
 from bot.settings import Settings
+from tests.support.live import serve_process
 from tests.support.payloads import alert, webhook
 
 
@@ -33,24 +33,8 @@ def env(database_url: str) -> dict[str, str]:
 
 @pytest.fixture
 def served(env: dict[str, str]) -> Iterator[str]:
-    """`incident-bot serve --port 0`; yields the URL announced on its first line."""
-    with subprocess.Popen(
-        [sys.executable, "-m", "bot", "serve", "--port", "0"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as proc:
-        try:
-            assert proc.stdout is not None and proc.stderr is not None
-            first = proc.stdout.readline()
-            assert first.startswith("incident-bot listening on http://127.0.0.1:"), first + proc.stderr.read()
-            yield first.split()[3]
-        finally:
-            proc.terminate()
-            # uvicorn shuts down gracefully, then re-raises the signal it caught.
-            assert proc.wait(20) in (0, -signal.SIGTERM)
-            assert "Application shutdown complete" in proc.stderr.read()
+    with serve_process(env) as url:
+        yield url
 
 
 def test_serve_then_list_and_show(served: str, env: dict[str, str]) -> None:

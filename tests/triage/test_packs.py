@@ -14,8 +14,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -29,6 +27,7 @@ from bot.sandbox.replay import replaying
 from bot.sandbox.up import Sandbox
 from bot.triage.knowledge import Knowledge
 from tests.conftest import ROOT
+from tests.support.live import serve_process
 
 # The shipped packs, and held-out packs written apart from the bot's code.
 PACKS = [*find_packs(ROOT / "scenarios"), *find_packs(ROOT / "tests" / "heldout")]
@@ -64,32 +63,17 @@ def test_the_scenarios_cover_every_category() -> None:
     }
 
 
-@contextmanager
-def served(env: dict[str, str], folder: Path) -> Iterator[str]:
-    """`incident-bot serve --port 0` as a process with `env`; yields its URL."""
-    process_env = {
+def process_env(env: dict[str, str], folder: Path) -> dict[str, str]:
+    """The sandbox's environment for `serve`, on its own database, with nothing else of ours set."""
+    merged = {
         **os.environ,
         **env,
         "DATABASE_URL": f"sqlite:///{folder / 'live.db'}",
         "WORKER_POLL_SECONDS": "0.1",
     }
     for unset in ("ALERTMANAGER_TOKEN", "API_TOKEN", "INCIDENT_BOT_CONFIG", "OPENAI_BASE_URL"):
-        process_env.pop(unset, None)
-    with subprocess.Popen(
-        [sys.executable, "-m", "bot", "serve", "--port", "0"],
-        env=process_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as proc:
-        try:
-            assert proc.stdout is not None and proc.stderr is not None
-            first = proc.stdout.readline()
-            assert first.startswith("incident-bot listening on http://"), first + proc.stderr.read()
-            yield first.split()[3]
-        finally:
-            proc.terminate()
-            proc.wait(20)
+        merged.pop(unset, None)
+    return merged
 
 
 def live_triage(url: str, body: bytes) -> TriageResult:
@@ -118,7 +102,7 @@ def test_pack(folder: Path, knowledge: Knowledge, tmp_path: Path) -> None:
     with Sandbox(pack) as sandbox:
         with replaying(sandbox, knowledge=knowledge) as replay:
             result = replay.triage().result
-        with served(sandbox.env, tmp_path) as url:
+        with serve_process(process_env(sandbox.env, tmp_path)) as url:
             live = live_triage(url, pack.alert_body)
     category_ok, code_ok, action_ok = score(pack.expected, result, knowledge.taxonomy)
     assert (category_ok, code_ok, action_ok) == (True, True, True), plan(result)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 import string
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.datafile import read_yaml
 from bot.domain import Severity
 from bot.errors import ConfigError
 from tools.yamlpos import compose, describe
@@ -143,20 +143,7 @@ def load_config(path: Path | None) -> BotConfig:
     """Read and validate the YAML file; no path means the embedded defaults."""
     if path is None:
         return BotConfig()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from exc
-    try:
-        data: Any = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}:1: the top level must be a mapping of settings")
+    text, data = read_yaml(path, "configuration", empty_ok=True)
     try:
         return BotConfig.model_validate(data)
     except ValidationError as exc:

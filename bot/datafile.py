@@ -1,38 +1,24 @@
-"""Reading the data files users edit (taxonomy, rules, configuration): one error style for all.
+"""Reading the data files users edit (configuration, taxonomy, rules): one error style for all.
 
-A file that cannot be read, is not YAML or is not a mapping stops start-up with the file and line.
+A file that cannot be read, is not YAML or is not a mapping stops start-up with a ConfigError
+naming the file and line (the reading itself is shared with the tools' signal catalog).
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bot.errors import ConfigError
+from tools import yamlpos
+from tools.yamlpos import did_you_mean
+
+__all__ = ["did_you_mean", "read_yaml"]
 
 
-def read_yaml(path: Path, what: str) -> tuple[str, dict[str, Any]]:
+def read_yaml(path: Path, what: str, *, empty_ok: bool = False) -> tuple[str, dict[str, Any]]:
     """The file's text and its top-level mapping; ConfigError naming the file (and line) otherwise."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}:1: the {what} must be a mapping")
-    return text, data
-
-
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """` (did you mean 'X'?)` for the closest known name, or nothing."""
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+        return yamlpos.read_yaml(path, what, empty_ok=empty_ok)
+    except yamlpos.DataFileError as exc:
+        raise ConfigError(exc.message) from exc

@@ -27,7 +27,7 @@ from bot.worker import Worker
 
 @dataclass(frozen=True)
 class Services:
-    """What the HTTP API, the CLI, the worker and the chat surface call; none touches rows."""
+    """What the HTTP API, the CLI, the worker and the chat surface call instead of touching rows."""
 
     incidents: IncidentService
     intake: Intake
@@ -63,7 +63,7 @@ def build_services(
     """Only the services, for a short command that needs neither the worker nor the triage engine."""
     config = config if config is not None else load_config(settings.incident_bot_config)
     db = db or create_database(settings.database_url, pool_size=pool_size or settings.db_pool_size)
-    return _services(settings, config, db, clock, on_opened=None)
+    return _services(settings, config, db, clock, on_queued=None)
 
 
 def _services(
@@ -72,12 +72,13 @@ def _services(
     db: Database,
     clock: Clock,
     *,
-    on_opened: Callable[[int], None] | None,
+    on_queued: Callable[[], None] | None,
 ) -> Services:
+    """The services on one lifecycle; `on_queued` hears of every change that queued jobs."""
     lifecycle = Lifecycle(job_max_attempts=settings.job_max_attempts)
     return Services(
-        incidents=IncidentService(db, lifecycle, clock=clock),
-        intake=Intake(db, config, lifecycle, clock=clock, on_opened=on_opened),
+        incidents=IncidentService(db, lifecycle, clock=clock, on_queued=on_queued),
+        intake=Intake(db, config, lifecycle, clock=clock, on_queued=on_queued),
     )
 
 
@@ -98,14 +99,8 @@ def build_deps(
     config = config if config is not None else load_config(settings.incident_bot_config)
     knowledge = knowledge or Knowledge.from_settings(settings)
     db = create_database(settings.database_url, pool_size=settings.db_pool_size)
-    workers: list[Worker] = []  # the worker is built below, on these services
-
-    def wake(_incident_id: int) -> None:
-        """A new incident's jobs are queued: cut the worker's poll short."""
-        for built in workers:
-            built.wake()
-
-    services = _services(settings, config, db, clock, on_opened=wake)
+    worker: Worker | None = None  # built below, on these services; woken when they queue jobs
+    services = _services(settings, config, db, clock, on_queued=lambda: worker.wake() if worker else None)
     engine = TriageEngine.from_settings(settings, config, db, knowledge, clock=clock, nvml=nvml)
     worker = Worker(
         db,
@@ -115,7 +110,6 @@ def build_deps(
         poll_seconds=settings.worker_poll_seconds,
         lease_seconds=settings.job_lease_seconds,
     )
-    workers.append(worker)
     return Deps(
         settings=settings,
         config=config,

@@ -11,7 +11,7 @@ a process exit code); entry points (HTTP, CLI, Slack) only render it.
     ├── InvalidTransitionError  exit 5, 409   the change is not allowed in the incident's current state
     ├── ActionError             exit 6, 409   an action cannot run: precondition, dry run or target refused
     └── StoreError              exit 7, 503   the database cannot be reached or used
-        └── SchemaMissingError                the database has no schema yet (run `incident-bot db upgrade`)
+        └── SchemaError                   its schema is missing or older than this version (`db upgrade`)
 """
 
 from __future__ import annotations
@@ -80,8 +80,8 @@ class StoreError(BotError):
     exit_code = 7
 
 
-class SchemaMissingError(StoreError):
-    """The database is reachable but holds no incident-bot schema yet."""
+class SchemaError(StoreError):
+    """The database is reachable but holds no incident-bot schema yet, or an older one."""
 
 
 def validation_reasons(exc: ValidationError, *, limit: int | None = None) -> list[str]:

@@ -39,9 +39,7 @@ def handlers(
             return
         announcement = build_announcement(incident, config, now=clock())
         where = publisher.announce(announcement)
-        incidents.record_announcement(
-            incident.id, text=f"announced {where}", data=announcement.model_dump(mode="json")
-        )
+        incidents.record_announcement(incident.id, where=where, data=announcement.model_dump(mode="json"))
 
     def triage(job: Job) -> None:
         incident_id, run = _ids(job)
@@ -59,7 +57,6 @@ def handlers(
         if stored.posted_at is not None:
             return
         where = publisher.post_triage(incidents.get(incident_id).incident, stored)
-        label = "triage" if run == 1 else f"triage run {run}"
-        incidents.record_triage_post(incident_id, run, text=f"{label} posted {where}")
+        incidents.record_triage_post(incident_id, run, where=where)
 
     return {JobKind.ANNOUNCE: announce, JobKind.TRIAGE: triage, JobKind.POST_TRIAGE: post_triage}

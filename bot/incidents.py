@@ -1,13 +1,13 @@
 """The incident service: what every entry point (API, CLI, worker, Slack) reads and changes.
 
 Reads return domain objects; each change is one transaction on the incident's locked row that
-calls the matching `Lifecycle` transition, so nothing outside this module and the lifecycle
-touches rows or sessions.
+calls the matching `Lifecycle` transition, so the entry points never touch rows or sessions
+(intake, the other service, stores the alerts themselves).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
@@ -35,10 +35,18 @@ from bot.store.models import AlertRow, IncidentRow, TimelineEventRow, TriageRow
 class IncidentService:
     """Reads and lifecycle changes of incidents, each change with its actor and time."""
 
-    def __init__(self, db: Database, lifecycle: Lifecycle, *, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        db: Database,
+        lifecycle: Lifecycle,
+        *,
+        clock: Clock = utc_now,
+        on_queued: Callable[[], None] | None = None,
+    ) -> None:
         self._db = db
         self._lifecycle = lifecycle
         self._clock = clock
+        self._on_queued = on_queued  # a change that queued jobs: wake the worker
 
     # -- reads ---------------------------------------------------------------------------------
     def get(self, incident_id: int) -> IncidentDetail:
@@ -113,7 +121,9 @@ class IncidentService:
             session.add(row)
             session.flush()
             self._lifecycle.declare(session, row, actor=actor)
-            return Incident.model_validate(row)
+            incident = Incident.model_validate(row)
+        self._queued()
+        return incident
 
     def acknowledge(self, incident_id: int, *, actor: str) -> Incident:
         actor = actor_of(actor)
@@ -149,33 +159,35 @@ class IncidentService:
         """Queue a new triage run of the incident; returns the run's number."""
         actor = actor_of(actor)
         with self._change(incident_id) as (session, row, now):
-            return self._lifecycle.request_triage(session, row, actor=actor, now=now)
+            run = self._lifecycle.request_triage(session, row, actor=actor, now=now)
+        self._queued()
+        return run
 
     # -- what the worker records ---------------------------------------------------------------
-    def record_announcement(self, incident_id: int, *, text: str, data: dict[str, object]) -> bool:
-        """The announcement went out; False when it had been recorded already."""
+    def record_announcement(self, incident_id: int, *, where: str, data: dict[str, object]) -> bool:
+        """The announcement went out (`where` says where); False when it had been recorded already."""
         with self._change(incident_id) as (session, row, now):
-            return self._lifecycle.announced(session, row, now=now, text=text, data=dict(data))
+            done = self._lifecycle.announced(session, row, now=now, where=where, data=dict(data))
+        self._queued()
+        return done
 
     def record_triage(self, incident_id: int, run: int, result: TriageResult) -> bool:
         """Store a finished triage run; False when that run was stored already."""
         with self._change(incident_id) as (session, row, now):
-            return self._lifecycle.triage_recorded(session, row, run, result, now=now)
+            done = self._lifecycle.triage_recorded(session, row, run, result, now=now)
+        self._queued()
+        return done
 
-    def record_triage_post(self, incident_id: int, run: int, *, text: str) -> bool:
-        """A stored run was posted; False when it was posted already."""
-        with self._change(incident_id) as (session, _row, now):
-            triage = session.scalars(
-                select(TriageRow).where(TriageRow.incident_id == incident_id, TriageRow.run == run)
-            ).one_or_none()
-            if triage is None:
-                raise NotFoundError(f"incident {incident_id} has no stored triage run {run}")
-            if triage.posted_at is not None:
-                return False
-            self._lifecycle.triage_posted(session, triage, now=now, text=text)
-            return True
+    def record_triage_post(self, incident_id: int, run: int, *, where: str) -> bool:
+        """A stored run was posted (`where` says where); False when it was posted already."""
+        with self._change(incident_id) as (session, row, now):
+            return self._lifecycle.triage_posted(session, row, run, now=now, where=where)
 
     # -- helpers -------------------------------------------------------------------------------
+    def _queued(self) -> None:
+        if self._on_queued is not None:
+            self._on_queued()
+
     @contextmanager
     def _change(self, incident_id: int) -> Iterator[tuple[Session, IncidentRow, datetime]]:
         """A transaction holding the incident's row lock, and the time of the change."""

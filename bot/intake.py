@@ -28,7 +28,7 @@ from bot.store.upsert import insert_for
 
 
 class Intake:
-    """Records notifications; `on_opened` is called after a commit that opened an incident."""
+    """Records notifications; `on_queued` is called after a commit that queued jobs (a new incident)."""
 
     def __init__(
         self,
@@ -37,13 +37,13 @@ class Intake:
         lifecycle: Lifecycle,
         *,
         clock: Clock = utc_now,
-        on_opened: Callable[[int], None] | None = None,
+        on_queued: Callable[[], None] | None = None,
     ) -> None:
         self._db = db
         self._config = config
         self._lifecycle = lifecycle
         self._clock = clock
-        self._on_opened = on_opened
+        self._on_queued = on_queued
 
     def ingest(self, payload: WebhookPayload) -> IntakeResult:
         now = self._clock()
@@ -65,8 +65,8 @@ class Intake:
                     updated += 1
             if payload.truncatedAlerts:
                 self._lifecycle.alerts_truncated(session, incident_id, payload.truncatedAlerts, now=now)
-        if opened and self._on_opened is not None:
-            self._on_opened(incident_id)
+        if opened and self._on_queued is not None:
+            self._on_queued()
         return IntakeResult(
             outcome=IntakeOutcome.OPENED if opened else IntakeOutcome.ATTACHED,
             incident_id=incident_id,

@@ -148,11 +148,15 @@ def depth(session: Session) -> dict[str, int]:
     return counts
 
 
-def failures(session: Session) -> list[tuple[str, int, str]]:
-    """(kind, attempts, last error) of every job that failed and was not done since, oldest first."""
+def failures(session: Session, incident_id: int) -> list[tuple[str, int, str]]:
+    """(kind, attempts, last error) of an incident's jobs that failed and were not done since."""
     rows = session.execute(
-        select(JobRow.kind, JobRow.attempts, JobRow.last_error)
+        select(JobRow.kind, JobRow.attempts, JobRow.last_error, JobRow.payload)
         .where(JobRow.last_error.is_not(None), JobRow.status != DONE)
         .order_by(JobRow.id)
     ).all()
-    return [(row.kind, int(row.attempts), str(row.last_error)) for row in rows]
+    return [
+        (row.kind, int(row.attempts), str(row.last_error))
+        for row in rows
+        if (row.payload or {}).get("incident_id") == incident_id
+    ]

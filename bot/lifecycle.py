@@ -11,18 +11,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, text
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.domain import Category, EventKind, IncidentStatus, Severity, TriageResult
-from bot.errors import InvalidTransitionError
+from bot.errors import InvalidTransitionError, NotFoundError
 from bot.jobs import JobKind, enqueue
-from bot.store.models import ActionProposalRow, IncidentRow, TimelineEventRow, TriageRow
+from bot.store.models import ACTIVE, ActionProposalRow, IncidentRow, TimelineEventRow, TriageRow
 from bot.store.upsert import insert_for
 
 BOT = "incident-bot"
 MAX_NOTE = 4000
-ACTIVE = text("status <> 'resolved'")  # the partial unique index of the active group
 
 
 def actor_of(actor: str) -> str:
@@ -156,12 +155,13 @@ class Lifecycle:
 
     # -- announcement and triage ---------------------------------------------------------------
     def announced(
-        self, session: Session, row: IncidentRow, *, now: datetime, text: str, data: dict[str, Any]
+        self, session: Session, row: IncidentRow, *, now: datetime, where: str, data: dict[str, Any]
     ) -> bool:
         """Record the announcement once; triage runs already stored are then queued for posting."""
         if row.announced_at is not None:
             return False
         row.announced_at = now
+        text = f"announced {where}"
         self._event(session, row.id, at=now, actor=BOT, kind=EventKind.ANNOUNCED, text=text, data=data)
         waiting = session.scalars(
             select(TriageRow.run).where(TriageRow.incident_id == row.id, TriageRow.posted_at.is_(None))
@@ -171,7 +171,11 @@ class Lifecycle:
         return True
 
     def request_triage(self, session: Session, row: IncidentRow, *, actor: str, now: datetime) -> int:
-        """Queue another triage run (a responder asked for one); returns its number."""
+        """Queue another triage run (a responder asked for one); returns its number.
+
+        Not after resolution: a run reads the backends as of now, which is no longer the incident.
+        """
+        _not_resolved(row)
         return self._start_triage(session, row, actor=actor, now=now, first=False)
 
     def _start_triage(
@@ -215,6 +219,8 @@ class Lifecycle:
         ).scalar_one_or_none()
         if stored is None:
             return False
+        # A run queued before runs were counted (an older version's job) still moves the counter on.
+        row.triage_runs = max(row.triage_runs or 0, run)
         for position, action in enumerate(result.actions):
             session.add(
                 ActionProposalRow(
@@ -232,14 +238,13 @@ class Lifecycle:
                 )
             )
         first = f"; first move: {result.actions[0].kind} {result.actions[0].target}" if result.actions else ""
-        label = "triage" if run == 1 else f"triage run {run}"
         self._event(
             session,
             row.id,
             at=now,
             actor=BOT,
             kind=EventKind.TRIAGED,
-            text=f"{label} ({result.engine}): {result.category} / {result.code}, "
+            text=f"{run_label(run)} ({result.engine}): {result.category} / {result.code}, "
             f"confidence {result.confidence:.0%}{first}",
             data={"triage_id": stored, "run": run, "gaps": result.gaps},
         )
@@ -247,18 +252,23 @@ class Lifecycle:
             self._job(session, JobKind.POST_TRIAGE, row.id, now, run)
         return True
 
-    def triage_posted(self, session: Session, triage: TriageRow, *, now: datetime, text: str) -> None:
-        """A stored run reached its readers."""
+    def triage_posted(
+        self, session: Session, row: IncidentRow, run: int, *, now: datetime, where: str
+    ) -> bool:
+        """A stored run reached its readers; False when it had been posted already."""
+        triage = session.scalars(
+            select(TriageRow).where(TriageRow.incident_id == row.id, TriageRow.run == run)
+        ).one_or_none()
+        if triage is None:
+            raise NotFoundError(f"incident {row.id} has no stored triage run {run}")
+        if triage.posted_at is not None:
+            return False
         triage.posted_at = now
+        text = f"{run_label(run)} posted {where}"
         self._event(
-            session,
-            triage.incident_id,
-            at=now,
-            actor=BOT,
-            kind=EventKind.TRIAGE_POSTED,
-            text=text,
-            data={"run": triage.run},
+            session, row.id, at=now, actor=BOT, kind=EventKind.TRIAGE_POSTED, text=text, data={"run": run}
         )
+        return True
 
     # -- what responders do --------------------------------------------------------------------
     def acknowledge(self, session: Session, row: IncidentRow, *, actor: str, now: datetime) -> None:
@@ -331,6 +341,11 @@ class Lifecycle:
             kind=EventKind.RESOLVED,
             text=f"resolved by {actor}: {reason}",
         )
+
+
+def run_label(run: int) -> str:
+    """How the timeline names a triage run: the first is just "triage"."""
+    return "triage" if run == 1 else f"triage run {run}"
 
 
 def _not_resolved(row: IncidentRow) -> None:

@@ -58,6 +58,10 @@ class Settings(BaseSettings):
         default=None, description="Bearer token for KUBERNETES_API_URL"
     )
     kubeconfig: Path | None = Field(default=None, description="kubeconfig file, when not in-cluster")
+    kubernetes_in_cluster: bool = Field(
+        default=True,
+        description="Fall back to the pod's service account when no API URL or kubeconfig is set",
+    )
     kubernetes_namespace: str | None = Field(
         default=None,
         pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",

@@ -128,3 +128,16 @@ def test_worker_process_drains_the_shared_queue(env: dict[str, str]) -> None:
             assert "worker" in proc.stdout.read()
             proc.stderr.read()
     deps.close()
+
+
+def test_a_replica_refuses_a_schema_older_than_its_version(env: dict[str, str]) -> None:
+    """A worker never migrates: on a database one migration behind it says so and exits, instead of
+    failing every job on a missing column."""
+    assert run(env, "db", "upgrade", "0001").returncode == 0
+    worker = run(env, "worker")
+    assert worker.returncode == 7, worker.stderr
+    assert "is at schema revision 0001, this version needs" in worker.stderr
+    assert "run `incident-bot db upgrade`" in worker.stderr
+    listed = run(env, "incidents", "list")
+    assert listed.returncode == 7 and "has an older schema than this version" in listed.stderr
+    assert run(env, "db", "upgrade").returncode == 0 and run(env, "incidents", "list").returncode == 0

@@ -56,7 +56,7 @@ def write(tmp_path: Path, text: str) -> Path:
         ("services:\n  - name: a\n  - name: a\n", "service 'a' is declared twice"),
         ("severity_map:\n  page: apocalyptic\n", "bot.yaml:2: severity_map.page: Input should be"),
         ("services: [\n", "bot.yaml:2: not valid YAML"),
-        ("- just\n- a list\n", "bot.yaml:1: the top level must be a mapping"),
+        ("- just\n- a list\n", "bot.yaml:1: the top level of the configuration must be a mapping"),
     ],
 )
 def test_invalid_files_name_file_line_and_field(tmp_path: Path, text: str, expected: str) -> None:
@@ -66,7 +66,7 @@ def test_invalid_files_name_file_line_and_field(tmp_path: Path, text: str, expec
 
 
 def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read configuration"):
+    with pytest.raises(ConfigError, match="cannot read the configuration"):
         load_config(tmp_path / "absent.yaml")
 
 

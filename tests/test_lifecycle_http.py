@@ -62,6 +62,7 @@ def test_full_lifecycle_writes_a_timeline_event_per_change(client: httpx.Client)
 
 def test_invalid_transitions_are_409_and_change_nothing(client: httpx.Client, deps: Deps) -> None:
     iid = declare(client)["id"]
+    wait_for(client, iid, {"triage_posted"})  # the bot's own work on the new incident is done
     client.post(f"/api/incidents/{iid}/ack", json={"actor": "U1"}, headers=H).raise_for_status()
     again = client.post(f"/api/incidents/{iid}/ack", json={"actor": "U1"}, headers=H)
     assert again.status_code == 409 and "acknowledged" in again.json()["error"]
@@ -89,6 +90,7 @@ def test_unknown_incident_is_404(client: httpx.Client) -> None:
 
 def test_bad_bodies_are_400_with_the_field(client: httpx.Client, deps: Deps) -> None:
     iid = declare(client)["id"]
+    wait_for(client, iid, {"triage_posted"})  # the bot's own work on the new incident is done
     before = totals(deps.db)
     cases = [
         (f"/api/incidents/{iid}/severity", {"actor": "U1", "severity": "apocalyptic"}, "severity"),
@@ -176,3 +178,12 @@ def test_a_triage_can_be_run_again_and_each_run_is_kept(client: httpx.Client, de
     assert client.get(f"/api/incidents/{iid}", headers=H).json()["incident"]["triage_runs"] == 2
     missing = client.post("/api/incidents/999/triage", json={"actor": "U0DAVE"}, headers=H)
     assert missing.status_code == 404
+
+
+def test_a_namespace_nobody_named_is_said_to_be_a_guess(client: httpx.Client) -> None:
+    iid = declare(client)["id"]  # no service, no namespace, no alerts
+    wait_for(client, iid, {"triaged"})
+    triage = client.get(f"/api/incidents/{iid}", headers=H).json()["triage"]
+    assert triage["incident"]["namespace"] is None  # never reported as if known
+    assert triage["scope"]["namespace"] == "default" and triage["scope"]["namespace_assumed"] is True
+    assert "neither the incident nor its alerts name a namespace: default is assumed" in triage["notes"]

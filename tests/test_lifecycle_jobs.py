@@ -38,10 +38,10 @@ def test_the_post_waits_for_the_announcement_whichever_comes_first(deps: Deps) -
     first = incidents.declare(title="triage first", severity=Severity.MAJOR, actor="U1").id
     assert incidents.record_triage(first, 1, RESULT)
     assert f"incident.post_triage:{first}:1" not in jobs_of(deps.db, first)  # no channel to post in yet
-    assert incidents.record_announcement(first, text="announced", data={})
+    assert incidents.record_announcement(first, where="on the timeline", data={})
     assert jobs_of(deps.db, first)[-1] == f"incident.post_triage:{first}:1"
     second = incidents.declare(title="announcement first", severity=Severity.MAJOR, actor="U1").id
-    assert incidents.record_announcement(second, text="announced", data={})
+    assert incidents.record_announcement(second, where="on the timeline", data={})
     assert f"incident.post_triage:{second}:1" not in jobs_of(deps.db, second)
     assert incidents.record_triage(second, 1, RESULT)
     assert jobs_of(deps.db, second)[-1] == f"incident.post_triage:{second}:1"
@@ -50,12 +50,12 @@ def test_the_post_waits_for_the_announcement_whichever_comes_first(deps: Deps) -
 def test_nothing_is_recorded_twice(deps: Deps) -> None:
     incidents = deps.services.incidents
     iid = incidents.declare(title="retried jobs", severity=Severity.MAJOR, actor="U1").id
-    assert incidents.record_announcement(iid, text="announced", data={})
-    assert not incidents.record_announcement(iid, text="announced", data={})  # a retried announce job
+    assert incidents.record_announcement(iid, where="on the timeline", data={})
+    assert not incidents.record_announcement(iid, where="on the timeline", data={})  # a retried announce job
     assert incidents.record_triage(iid, 1, RESULT)
     assert not incidents.record_triage(iid, 1, RESULT)  # a second worker finishing the same run
-    assert incidents.record_triage_post(iid, 1, text="triage posted on the timeline")
-    assert not incidents.record_triage_post(iid, 1, text="triage posted on the timeline")
+    assert incidents.record_triage_post(iid, 1, where="on the timeline")
+    assert not incidents.record_triage_post(iid, 1, where="on the timeline")
     kinds = [e.kind.value for e in incidents.get(iid).timeline]
     assert kinds == ["opened", "announced", "triaged", "triage_posted"]
     stored = incidents.triage(iid)
@@ -72,3 +72,25 @@ def test_a_new_run_is_its_own_job_and_its_own_result(deps: Deps) -> None:
     latest = incidents.triage(iid)
     assert latest is not None and (latest.run, latest.result.code) == (2, "INF_NCCL")
     assert incidents.triage(iid, run=1) is None  # run 1 has not finished: the runs are apart
+
+
+def test_a_resolved_incident_is_not_triaged_again(deps: Deps) -> None:
+    """A new run reads the backends as of now, which after resolution is no longer the incident."""
+    import pytest
+
+    from bot.errors import InvalidTransitionError
+
+    incidents = deps.services.incidents
+    iid = incidents.declare(title="over", severity=Severity.MAJOR, actor="U1").id
+    incidents.resolve(iid, reason="rolled back", actor="U1")
+    with pytest.raises(InvalidTransitionError, match="already resolved"):
+        incidents.request_triage(iid, actor="U2")
+    assert incidents.get(iid).incident.triage_runs == 1
+
+
+def test_a_run_queued_by_an_older_version_still_moves_the_counter(deps: Deps) -> None:
+    """A job queued before runs were counted stores its run; the next request gets a new number."""
+    incidents = deps.services.incidents
+    iid = incidents.declare(title="legacy", severity=Severity.MAJOR, actor="U1").id
+    assert incidents.record_triage(iid, 3, RESULT)  # as if runs 2 and 3 had been queued elsewhere
+    assert incidents.request_triage(iid, actor="U2") == 4

@@ -13,22 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tools.yamlpos import compose, describe, line_of
+from tools.yamlpos import DataFileError, compose, describe, line_of, read_yaml
 
 DEFAULT_CATALOG = Path(__file__).with_name("signals.yaml")
 PLACEHOLDERS = frozenset({"ns", "pods", "nodes", "model", "route"})
 PLACEHOLDER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-class CatalogError(ValueError):
-    """The catalog file is unreadable or invalid; the message names the file, line and field."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+class CatalogError(DataFileError):
+    """The catalog is invalid; the message names the file, line and field."""
 
 
 class Threshold(BaseModel):
@@ -98,13 +93,7 @@ class Catalog(BaseModel):
 
 def load_catalog(path: Path = DEFAULT_CATALOG, *, layers: Collection[str] | None = None) -> Catalog:
     """Read and validate a catalog file; with `layers`, every signal's layer must be one of them."""
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
-    except OSError as exc:
-        raise CatalogError(f"{path}: cannot read the signal catalog: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise CatalogError(f"{path}: not valid YAML: {exc}") from exc
+    text, data = read_yaml(path, "signal catalog")
     try:
         catalog = Catalog.model_validate(data)
     except ValidationError as exc:

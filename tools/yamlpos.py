@@ -1,12 +1,16 @@
 """Map a validation error's location to a line of the YAML (or JSON) text it came from.
 
 Users edit YAML by hand; an error that says "line 12: services[0].slos[1].objective" is fixed in
-seconds, one that says "validation error" is not. Shared by the signal catalog here and by the
-bot's own data files (configuration, taxonomy, rules, runbooks, packs).
+seconds, one that says "validation error" is not. Shared, with the reading of a YAML file
+itself, by the signal catalog here and by the bot's own data files (configuration, taxonomy,
+rules, runbooks, packs).
 """
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -58,3 +62,36 @@ def describe(exc: ValidationError, where: str, root: yaml.Node | None, *, line_o
         f"{dotted(tuple(err['loc'])) or '(top level)'}: {err['msg']}"
         for err in exc.errors()
     ]
+
+
+class DataFileError(ValueError):
+    """A data file cannot be read, is not YAML or has the wrong shape; the message names the file."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def read_yaml(path: Path, what: str, *, empty_ok: bool = False) -> tuple[str, dict[str, Any]]:
+    """The file's text and its top-level mapping (an empty file is `{}` when `empty_ok`)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataFileError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise DataFileError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    if data is None and empty_ok:
+        data = {}
+    if not isinstance(data, dict):
+        raise DataFileError(f"{path}:1: the top level of the {what} must be a mapping")
+    return text, data
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """` (did you mean 'X'?)` for the closest known name, or nothing."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

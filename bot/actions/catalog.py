@@ -27,6 +27,11 @@ class ActionSpec:
     effect: str
     undo: str
 
+    @property
+    def namespaced(self) -> bool:
+        """Whether the target lives in a namespace (a node does not)."""
+        return self.target_kind != "node"
+
 
 CATALOG: dict[ActionKind, ActionSpec] = {
     spec.kind: spec
@@ -66,5 +71,5 @@ CATALOG: dict[ActionKind, ActionSpec] = {
 
 
 def spec_for(kind: str) -> ActionSpec:
-    """The catalog entry; a KeyError for anything outside the catalog."""
+    """The catalog entry; a ValueError for anything outside the catalog."""
     return CATALOG[ActionKind(kind)]

@@ -20,7 +20,8 @@ def sandbox_up(
         Path | None, typer.Option("--llm-script", help="YAML/JSON script the OpenAI stand-in plays.")
     ] = None,
 ) -> None:
-    """Serve a pack (Prometheus, Elasticsearch, Kubernetes, Slack, OpenAI) until interrupted.
+    """Serve a pack's backends until interrupted: Prometheus, Elasticsearch and Kubernetes for the
+    files the pack has, Slack always, OpenAI only with a script.
 
     The first line printed is one JSON object: the URLs and `env`, the variables that point the
     bot at them (`serve` with that environment triages the pack's alert as `triage --pack` does).

@@ -29,7 +29,7 @@ def serve(
     try:
         if migrate:
             built.db.upgrade()
-        built.db.ping()
+        built.db.check_current()
     except BotError as exc:
         fail(exc)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -63,6 +63,10 @@ def worker() -> None:
     loaded = settings()
     configure_logging(loaded)
     built = deps(loaded)
+    try:
+        built.db.check_current()  # a replica never migrates: it waits for `db upgrade` or a `serve`
+    except BotError as exc:
+        fail(exc)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

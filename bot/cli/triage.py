@@ -29,10 +29,12 @@ def triage(
     from bot.sandbox.openai import load_script
     from bot.sandbox.pack import load_pack
     from bot.sandbox.replay import triage_pack
+    from bot.triage.knowledge import Knowledge
 
     try:
+        knowledge = Knowledge.from_settings(settings())  # the data files the settings name
         script = load_script(llm_script) if llm_script else None
-        result = triage_pack(load_pack(pack, with_expected=False), llm_script=script)
+        result = triage_pack(load_pack(pack, with_expected=False), llm_script=script, knowledge=knowledge)
     except BotError as exc:
         fail(exc)
     if as_json:
@@ -52,8 +54,12 @@ def eval_packs(
 ) -> None:
     """Triage every pack with an expected.yaml; print per-pack pass/fail and totals (exit 0)."""
     from bot.sandbox.evaluate import evaluate, table, totals
+    from bot.triage.knowledge import Knowledge
 
-    scores = evaluate(root)
+    try:
+        scores = evaluate(root, Knowledge.from_settings(settings()))
+    except BotError as exc:
+        fail(exc)
     typer.echo(table(scores))
     if json_file is not None:
         json_file.write_text(

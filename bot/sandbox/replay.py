@@ -36,10 +36,11 @@ class ReplayError(BotError):
 def replay_settings(sandbox: Sandbox, database_url: str, **overrides: Any) -> Settings:
     """The settings `serve` would get from the environment `sandbox up` prints, on `database_url`.
 
-    The process environment is not read: a replay depends on the pack alone.
+    Neither the process environment nor the pod's own service account is used: a replay reads
+    the pack's backends and nothing else (a backend the pack lacks is a gap).
     """
     values: dict[str, Any] = {key.lower(): value for key, value in sandbox.env.items() if value}
-    values.update(database_url=database_url, worker_threads=0, **overrides)
+    values.update(database_url=database_url, worker_threads=0, kubernetes_in_cluster=False, **overrides)
     return Settings.model_validate(values)
 
 
@@ -65,7 +66,7 @@ class Replay:
         stored = services.incidents.triage(opened.incident_id)
         if stored is None:
             with self.deps.db.reader() as session:
-                failed = jobs.failures(session)
+                failed = jobs.failures(session, opened.incident_id)
             why = "; ".join(f"{kind} (attempt {n}): {error}" for kind, n, error in failed) or "no job ran"
             raise ReplayError(f"{self.sandbox.pack.name}: no triage was stored: {why}")
         return stored

@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from bot.errors import SchemaMissingError, StoreError
+from bot.errors import SchemaError, StoreError
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # Any 64-bit number will do: it only has to be the same for every replica running migrations.
@@ -69,13 +69,39 @@ class Database:
             yield
         except (OperationalError, ProgrammingError) as exc:
             text = str(exc.orig or exc).lower()
+            where = self.engine.url.render_as_string(hide_password=True)
             if "no such table" in text or ("relation" in text and "does not exist" in text):
-                where = self.engine.url.render_as_string(hide_password=True)
-                raise SchemaMissingError(
+                raise SchemaError(
                     f"the database {where} has no incident-bot tables yet: run `incident-bot db upgrade` "
                     "(`serve` applies the migrations itself)"
                 ) from exc
+            if "no such column" in text or ("column" in text and "does not exist" in text):
+                raise SchemaError(
+                    f"the database {where} has an older schema than this version: run `incident-bot db upgrade`"
+                ) from exc
             raise
+
+    def check_current(self) -> None:
+        """Raise SchemaError unless the schema is at this version's head (a replica that does not migrate)."""
+        from alembic.config import Config
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        head = ScriptDirectory.from_config(cfg).get_current_head()
+        try:
+            with self.engine.connect() as conn:
+                current = MigrationContext.configure(conn).get_current_revision()
+        except SQLAlchemyError as exc:
+            cause = getattr(exc, "orig", None) or exc
+            raise StoreError(f"database unreachable: {type(cause).__name__}: {cause}") from exc
+        if current != head:
+            where = self.engine.url.render_as_string(hide_password=True)
+            raise SchemaError(
+                f"the database {where} is at schema revision {current or 'none'}, this version needs {head}: "
+                "run `incident-bot db upgrade`"
+            )
 
     def ping(self) -> None:
         """Raise StoreError unless the database answers a trivial query."""

@@ -28,6 +28,8 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
+# An incident is active until resolved: the predicate of the one-active-incident-per-group index.
+ACTIVE = text("status <> 'resolved'")
 # SQLite only auto-increments INTEGER PRIMARY KEY; PostgreSQL gets BIGINT identities.
 Id = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -71,8 +73,8 @@ class IncidentRow(Base):
             "uq_incidents_active_group",
             "group_hash",
             unique=True,
-            sqlite_where=text("status <> 'resolved'"),
-            postgresql_where=text("status <> 'resolved'"),
+            sqlite_where=ACTIVE,
+            postgresql_where=ACTIVE,
         ),
     )
 

@@ -6,8 +6,8 @@ rules are data (rules/taxonomy.yaml, rules/attribution.yaml) that users extend, 
 validated at start-up with errors naming the file, the line and the field. Patterns are compiled
 once; attributing a line is a pass of precompiled regexes (thousands of lines per second).
 
-When several rules match one line the infrastructure cause wins (INF > DEP > MOD > ENG > GW > BIZ),
-then a rule's explicit priority, then file order; the other codes are kept in `also`.
+When several rules match one line the layer of lowest rank in the taxonomy wins (infrastructure
+first), then a rule's explicit priority, then file order; the other codes are kept in `also`.
 UNATTRIBUTED is an answer, not a guess: the weekly report of frequent unattributed messages is
 how rules get added (the share must stay under 10% of error volume).
 """

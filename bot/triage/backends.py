@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.config import BotConfig
+from bot.errors import ConfigError
 from bot.settings import Settings
 from tools.elasticsearch import LogTool
 from tools.elasticsearch import connect as es_connect
@@ -87,7 +88,12 @@ def _kube_client(settings: Settings) -> Any:
     from kubernetes import config
 
     if settings.kubeconfig is not None:
-        return config.new_client_from_config(config_file=str(settings.kubeconfig))  # type: ignore[no-untyped-call]
+        try:
+            return config.new_client_from_config(config_file=str(settings.kubeconfig))  # type: ignore[no-untyped-call]
+        except (config.ConfigException, OSError) as exc:
+            raise ConfigError(f"KUBECONFIG {settings.kubeconfig}: {exc}") from exc
+    if not settings.kubernetes_in_cluster:
+        return None
     try:
         config.load_incluster_config()  # type: ignore[no-untyped-call]
     except config.ConfigException:

@@ -38,6 +38,12 @@ TOKENIZER_FLAGS = re.compile(
 )
 GENERIC_BIZ = "BIZ_PARAM_INVALID"
 TIMEOUT_CODES = {"ENG_TIMEOUT", "GW_TIMEOUT", "DEP_EXTERNAL_TIMEOUT"}
+# The codes these rules name themselves; the taxonomy must declare each (checked at load).
+DECISION_CODES = frozenset(
+    {GENERIC_BIZ, *TIMEOUT_CODES, "INF_GPU_OVERLOAD", "ENG_KV_CACHE", "ENG_QUEUE_FULL"}
+    | {"GW_RATE_LIMIT", "GW_ROUTING", "GW_UPSTREAM"}
+    | {"MOD_CONFIG_MISMATCH", "MOD_LOAD_FAILED", "MOD_QUALITY_REGRESSION", "MOD_TOKENIZER"}
+)
 
 
 @dataclass

@@ -52,7 +52,8 @@ def checkpointer_for(db: Database) -> BaseCheckpointSaver[Any]:
 
 
 class TriageEngine:
-    """Runs triage requests; the backends' clients and the checkpointer open on first use."""
+    """Runs triage requests: the backends' clients are built with it, the checkpointer and the
+    compiled graph on the first run."""
 
     def __init__(
         self,
@@ -118,6 +119,8 @@ class TriageEngine:
         """Close the backends' clients and the checkpointer's connection."""
         with self._lock:
             self.backends.close()
+            if self._reviewer is not None:
+                self._reviewer.close()
             conn = getattr(self._checkpointer, "conn", None)
             if conn is not None:
                 conn.close()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
+from bot.triage.taxonomy import prefix
 from tools.result import Evidence, Source
 
 # Kubernetes reasons that say a container is unhealthy without saying why: a model that is still
@@ -30,11 +31,20 @@ SYMPTOM_REASONS = frozenset(
 )
 # A node's bad condition → (code, strength): not ready first, disk pressure second.
 NODE_CONDITIONS = (("INF_NODE_NOT_READY", 0.6), ("INF_DISK", 0.4))
+# The codes these readers name themselves (the rest come from the attribution rules): the taxonomy
+# must declare each, which is checked when the data files are loaded.
+FINDING_CODES = frozenset(
+    {"INF_NODE_NOT_READY", "INF_DISK", "INF_GPU_XID", "INF_OOM_KILLED", "ENG_KV_CACHE"}
+    | {"MOD_QUALITY_REGRESSION", "MOD_OUTPUT_FORMAT"}
+)
 
 
 class Attributed(Protocol):
     @property
     def code(self) -> str: ...
+
+    @property
+    def attributed(self) -> bool: ...
 
 
 class Attributes(Protocol):
@@ -56,7 +66,7 @@ class Finding:
 
     @property
     def layer(self) -> str:
-        return self.code.split("_", 1)[0] if "_" in self.code else "UNATTRIBUTED"
+        return prefix(self.code)
 
     def add_target(self, kind: str, *names: str) -> None:
         for name in names:
@@ -102,7 +112,7 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
     out = []
     for sig in kind(evidence, "signature"):
         got = attributor.attribute(signature_text(sig))
-        if got.code == "UNATTRIBUTED":
+        if not got.attributed:
             continue
         finding = Finding(
             code=got.code,
@@ -131,7 +141,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
     for event in kind(evidence, "event"):
         text = f"{event.labels.get('reason', '')}: {event.labels.get('message', '')}"
         got = attributor.attribute(text)
-        if got.code == "UNATTRIBUTED":
+        if not got.attributed:
             continue
         finding = Finding(
             code=got.code,
@@ -147,7 +157,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
     for pod in kind(evidence, "pod"):
         for reason in _split(pod.labels.get("reasons")):
             got = attributor.attribute(reason)
-            if got.code == "UNATTRIBUTED":
+            if not got.attributed:
                 continue
             finding = Finding(
                 code=got.code,

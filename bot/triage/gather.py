@@ -8,11 +8,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.triage.backends import Backends
 from bot.triage.request import TriageRequest
-from bot.triage.scope import IncidentScope, namespace_of, resolve
+from bot.triage.scope import DEFAULT_NAMESPACE, IncidentScope, named_namespace, resolve
 from tools.elasticsearch import LogScope
 from tools.kubernetes import Topology
 from tools.result import Evidence, Gap, Source, ToolResult, Window
@@ -45,7 +45,8 @@ def gather(request: TriageRequest, backends: Backends) -> Gathered:
     timings: dict[str, float] = {}
     gaps: list[Gap] = []
     window = Window.around(request.started_at, request.as_of)
-    ns = namespace_of(request, backends.default_namespace)
+    named = named_namespace(request)
+    ns = named or backends.default_namespace or DEFAULT_NAMESPACE
     topology: Topology | None = None
     if backends.kube is None:
         gaps.append(Gap(source=Source.KUBERNETES, what="topology", reason=MISSING[Source.KUBERNETES]))
@@ -56,6 +57,12 @@ def gather(request: TriageRequest, backends: Backends) -> Gathered:
         else:
             topology = got
     scope = resolve(request, topology, namespace=ns)
+    if named is None:
+        how = "the configured KUBERNETES_NAMESPACE" if backends.default_namespace else "assumed"
+        note = f"neither the incident nor its alerts name a namespace: {ns} is {how}"
+        scope = replace(
+            scope, notes=[*scope.notes, note], namespace_assumed=backends.default_namespace is None
+        )
     timings["scope"] = (time.perf_counter() - started) * 1000
     jobs = _jobs(request, backends, scope, topology, window)
     results: list[ToolResult] = []

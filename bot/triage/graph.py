@@ -39,6 +39,8 @@ class Reviewer(Protocol):
 
     def review(self, state: TriageState) -> tuple[Verdict | None, list[str]]: ...
 
+    def close(self) -> None: ...
+
 
 @dataclass
 class TriageDeps:

@@ -13,9 +13,12 @@ from pathlib import Path
 from bot.errors import ConfigError
 from bot.settings import Settings
 from bot.triage.attribution import DEFAULT_RULES, Attributor
+from bot.triage.classify import DECISION_CODES
+from bot.triage.findings import FINDING_CODES
 from bot.triage.runbooks import DEFAULT_DIR, RunbookCatalog
 from bot.triage.taxonomy import DEFAULT_TAXONOMY, Taxonomy, load_taxonomy
-from tools.signals import DEFAULT_CATALOG, Catalog, CatalogError, load_catalog
+from tools.signals import DEFAULT_CATALOG, Catalog, load_catalog
+from tools.yamlpos import DataFileError
 
 
 @dataclass(frozen=True)
@@ -38,9 +41,14 @@ class Knowledge:
     ) -> Knowledge:
         """Read and cross-check every file; ConfigError names the file, the line and the field."""
         table = load_taxonomy(taxonomy)
+        missing = sorted((FINDING_CODES | DECISION_CODES) - set(table.codes))
+        if missing:
+            raise ConfigError(
+                f"{taxonomy}: codes: the triage rules name {', '.join(missing)}, which the taxonomy does not declare"
+            )
         try:
             catalog = load_catalog(signals, layers=set(table.layers))
-        except CatalogError as exc:
+        except DataFileError as exc:
             raise ConfigError(exc.message) from exc
         return cls(
             taxonomy=table,

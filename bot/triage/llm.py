@@ -77,8 +77,11 @@ class LlmReviewer:
             max_seconds=settings.llm_max_seconds,
             max_tokens=settings.llm_max_tokens,
         )
-        backends.closers.append(client.close)
         return cls(client, model=settings.openai_model, knowledge=knowledge, backends=backends, limits=limits)
+
+    def close(self) -> None:
+        """Close the client's connection pool."""
+        self._client.close()
 
     # -- the loop ------------------------------------------------------------------------------
     def review(self, state: TriageState) -> tuple[Verdict | None, list[str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.actions.catalog import ActionKind
+from bot.actions.catalog import ActionKind, spec_for
 from bot.domain import ProposedAction
 from bot.triage.classify import Decision
 from bot.triage.runbooks import ActionContext, Runbook, RunbookCatalog
@@ -79,7 +79,7 @@ def propose(
             ProposedAction(
                 kind=resolved.kind,
                 target=resolved.target,
-                namespace=None if resolved.kind is ActionKind.CORDON_NODE else namespace,
+                namespace=namespace if spec_for(resolved.kind).namespaced else None,
                 params=_params(resolved.kind, resolved.target, topology, decision),
                 reversible=True,
                 undo=resolved.undo,

@@ -23,7 +23,8 @@ def incident_summary(request: TriageRequest, gathered: Gathered) -> IncidentSumm
     return IncidentSummary(
         service=incident.service or gathered.scope.service,
         model=incident.model or gathered.scope.model,
-        namespace=incident.namespace or gathered.scope.namespace,
+        namespace=incident.namespace
+        or (None if gathered.scope.namespace_assumed else gathered.scope.namespace),
         started_at=request.started_at,
         severity=incident.severity.value,
     )

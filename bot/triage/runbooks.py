@@ -199,15 +199,6 @@ def load_runbook(path: Path, taxonomy: Taxonomy) -> Runbook:
     codes = [taxonomy.canonical(code) for code in meta.matches.codes]  # an alias matches its code
     meta = meta.model_copy(update={"matches": meta.matches.model_copy(update={"codes": codes})})
     if meta.id != path.stem:
-        raise ConfigError(
-            f"{path}:{_line(header, 'id')}: id: {meta.id!r} must equal the file name {path.stem!r}"
-        )
+        line = line_of(compose(header), ("id",))
+        raise ConfigError(f"{path}:{line}: id: {meta.id!r} must equal the file name {path.stem!r}")
     return Runbook(meta=meta, path=path, body=text[end + 4 :].lstrip("\n"))
-
-
-def _line(header: str, key: str) -> int:
-    """File line of a top-level key (the header starts right after the opening '---')."""
-    for number, line in enumerate(header.splitlines()):
-        if line.startswith(f"{key}:"):
-            return number + 1
-    return 1

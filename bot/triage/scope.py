@@ -33,6 +33,7 @@ class IncidentScope:
     pods: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    namespace_assumed: bool = False  # nothing named it: Kubernetes' `default`, a guess
 
     def public(self) -> dict[str, Any]:
         return {
@@ -45,6 +46,7 @@ class IncidentScope:
             "pods": self.pods,
             "nodes": self.nodes,
             "notes": self.notes,
+            "namespace_assumed": self.namespace_assumed,
         }
 
 
@@ -67,16 +69,15 @@ def _owner(obj: dict[str, Any], kind: str) -> str | None:
     return None
 
 
-def namespace_of(request: TriageRequest, default: str | None = None) -> str:
-    """The incident's namespace, else the one its alerts name (label, PromQL, gateway cluster),
-    else the configured default, else Kubernetes' `default`."""
+def named_namespace(request: TriageRequest) -> str | None:
+    """The incident's namespace, else the one its alerts name (label, PromQL, gateway cluster)."""
     if request.incident.namespace:
         return request.incident.namespace
     labels = {
         "namespace": request.label("namespace") or "",
         "envoy_cluster_name": request.label("envoy_cluster_name") or "",
     }
-    return alert_namespace(labels, request.queries) or default or DEFAULT_NAMESPACE
+    return alert_namespace(labels, request.queries)
 
 
 def resolve(request: TriageRequest, topology: Topology | None, *, namespace: str) -> IncidentScope:

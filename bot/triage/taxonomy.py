@@ -32,6 +32,11 @@ CODE = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 LAYER = re.compile(r"^[A-Z][A-Z0-9]*$")
 
 
+def prefix(code: str) -> str:
+    """The layer a code names: the part before its first `_` (UNATTRIBUTED names none)."""
+    return code.split("_", 1)[0] if "_" in code else UNATTRIBUTED
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -104,7 +109,7 @@ class Taxonomy:
 
     def layer_of(self, code: str) -> Layer:
         """The layer of a known code (KeyError otherwise)."""
-        return self.layers[self.resolve(code).split("_", 1)[0]]
+        return self.layers[prefix(self.resolve(code))]
 
     def rank(self, layer: str | None) -> int:
         """Precedence of a layer in the earliest-cause rule (lowest first; unknown last)."""
@@ -177,8 +182,8 @@ def load_taxonomy(path: Path = DEFAULT_TAXONOMY) -> Taxonomy:
     for code in spec.codes:
         if not CODE.match(code):
             bad(("codes", code), f"code {code!r} must look like LAYER_NAME (upper case, underscores)")
-        elif code.split("_", 1)[0] not in spec.layers:
-            bad(("codes", code), f"code {code!r} has no declared layer {code.split('_', 1)[0]!r}")
+        elif prefix(code) not in spec.layers:
+            bad(("codes", code), f"code {code!r} has no declared layer {prefix(code)!r}")
     if UNATTRIBUTED in spec.codes or UNATTRIBUTED in spec.aliases:
         bad(("codes",), f"{UNATTRIBUTED} is built in and cannot be declared")
     for alias, target in spec.aliases.items():

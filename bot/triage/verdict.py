@@ -11,14 +11,14 @@ from collections.abc import Collection
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.actions.catalog import CATALOG, ActionKind
+from bot.actions.catalog import spec_for
 from bot.domain import Category, ProposedAction, TriageResult
 from bot.errors import validation_reasons
 from bot.triage.classify import Decision
 from bot.triage.gather import Gathered
 from bot.triage.redact import redact
 from bot.triage.report import MAX_EVIDENCE
-from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
+from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, prefix
 
 
 class Verdict(BaseModel):
@@ -115,7 +115,7 @@ def validate_answer(
     code = answer.code
     if code == UNATTRIBUTED or code not in taxonomy.codes:
         problems.append(f"code {code!r} is not in the taxonomy")
-    layer = code.split("_", 1)[0]
+    layer = prefix(code)
     if answer.layer != layer:
         problems.append(f"layer {answer.layer!r} does not match code {code}")
     if code in taxonomy.codes and not taxonomy.fits(code, answer.category):
@@ -128,7 +128,7 @@ def validate_answer(
     actions: list[ProposedAction] = []
     for action in answer.actions:
         try:
-            spec = CATALOG[ActionKind(action.kind)]
+            spec = spec_for(action.kind)
         except ValueError:
             problems.append(f"action {action.kind!r} is not in the catalog")
             continue
@@ -141,7 +141,7 @@ def validate_answer(
                 ProposedAction(
                     kind=spec.kind,
                     target=action.target,
-                    namespace=None if spec.kind is ActionKind.CORDON_NODE else namespace,
+                    namespace=namespace if spec.namespaced else None,
                     undo=spec.undo,
                     rationale=redact(action.rationale)[:500],
                 )

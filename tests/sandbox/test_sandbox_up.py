@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from elasticsearch import Elasticsearch
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
@@ -110,20 +111,44 @@ def test_sandbox_up_refuses_an_invalid_pack(tmp_path: Path) -> None:
 
 
 def test_only_what_the_pack_records_is_served(tmp_path: Path) -> None:
-    """No logs.ndjson: no Elasticsearch is configured, so the triage names the gap instead of
-    reading an empty index as "nothing wrong"; no LLM script: no LLM is configured."""
+    """No logs.ndjson, no k8s.yaml: neither Elasticsearch nor Kubernetes is configured, so the triage
+    names those gaps instead of reading an empty stand-in as "nothing wrong", and never falls back to
+    the cluster the process itself may run in; no LLM script: no LLM is configured."""
     import shutil
 
-    from bot.sandbox.replay import replaying
+    from bot.sandbox.replay import replay_settings, replaying
 
     pack = tmp_path / "pack"
     shutil.copytree(EXAMPLE, pack)
     (pack / "logs.ndjson").unlink()
+    (pack / "k8s.yaml").unlink()
     with Sandbox(load_pack(pack)) as sandbox:
         assert "ELASTICSEARCH_URL" not in sandbox.env and "elasticsearch" not in sandbox.urls
+        assert "KUBERNETES_API_URL" not in sandbox.env and "KUBECONFIG" not in sandbox.env
         assert not any(key.startswith("OPENAI_") for key in sandbox.env)
-        assert {"PROMETHEUS_URL", "KUBERNETES_API_URL", "SLACK_API_URL"} <= set(sandbox.env)
+        assert {"PROMETHEUS_URL", "SLACK_API_URL", "TRIAGE_AS_OF"} <= set(sandbox.env)
+        assert replay_settings(sandbox, "sqlite:///x.db").kubernetes_in_cluster is False
         with replaying(sandbox) as replay:
             result = replay.triage().result
     assert "elasticsearch: evidence: not configured (set ELASTICSEARCH_URL)" in result.gaps
+    assert any(g.startswith("kubernetes: topology: not configured") for g in result.gaps)
     assert result.code == "ENG_KV_CACHE"  # the metrics alone still say it
+
+
+def test_an_unreadable_kubeconfig_stops_start_up(tmp_path: Path) -> None:
+    from bot.config import BotConfig
+    from bot.errors import ConfigError
+    from bot.settings import Settings
+    from bot.triage.backends import live_backends
+    from bot.triage.knowledge import Knowledge
+
+    broken = tmp_path / "kubeconfig"
+    broken.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\n")
+    settings = Settings.model_validate({"kubeconfig": broken, "kubernetes_in_cluster": False})
+    catalog = Knowledge.load().catalog
+    with pytest.raises(ConfigError, match=rf"KUBECONFIG {broken}:"):
+        live_backends(settings, BotConfig(), catalog, nvml={})
+    quiet = live_backends(
+        Settings.model_validate({"kubernetes_in_cluster": False}), BotConfig(), catalog, nvml={}
+    )
+    assert quiet.kube is None  # nothing configured and no cluster fallback: a named gap later

@@ -8,7 +8,7 @@ from pathlib import Path
 from bot.sandbox.kubernetes import KubernetesStandIn
 from bot.sandbox.pack import Pack
 from bot.sandbox.server import ServerThread
-from bot.triage.scope import namespace_of, resolve
+from bot.triage.scope import named_namespace, resolve
 from tests.support.stored import stored_request
 from tools.kubernetes import KubeTool, Topology, api_client
 from tools.result import Window
@@ -28,7 +28,7 @@ def test_scope_walks_route_service_pods_deployment_nodes(
     example: Pack, example_kube: KubeTool, tmp_path: Path
 ) -> None:
     request = stored_request(example, tmp_path)
-    assert namespace_of(request) == NS  # the incident's namespace, as intake stored it
+    assert named_namespace(request) == NS  # the incident's namespace, as intake stored it
     topo = example_kube.topology(NS)
     assert isinstance(topo, Topology)
     scope = resolve(request, topo, namespace=NS)

@@ -92,3 +92,56 @@ def test_every_data_file_speaks_the_taxonomy(tmp_path: Path) -> None:
     knowledge = Knowledge.load(runbooks=runbooks)
     assert knowledge.runbooks.match("ENG_TIMEOUT", None) is not None
     assert "ENG_TIMEOUT" in knowledge.runbooks.get(book.stem).meta.matches.codes  # type: ignore[union-attr]
+
+
+def test_the_codes_the_rules_name_must_be_in_the_taxonomy(tmp_path: Path) -> None:
+    """The classifier and the evidence readers name some codes themselves: each is declared, and a
+    taxonomy that drops one is refused at start-up instead of tagging incidents with an unknown code."""
+    import re
+
+    from bot.triage.classify import DECISION_CODES
+    from bot.triage.findings import FINDING_CODES
+
+    named = set()
+    for module in ("classify.py", "findings.py"):
+        named |= set(
+            re.findall(r'"([A-Z][A-Z0-9]*_[A-Z0-9_]+)"', (ROOT / "bot" / "triage" / module).read_text())
+        )
+    assert named <= FINDING_CODES | DECISION_CODES
+    assert set(default_taxonomy().codes) >= FINDING_CODES | DECISION_CODES
+    copy = edited(tmp_path, "  ENG_QUEUE_FULL: ", "  ENG_QUEUE_IS_FULL: ")
+    with pytest.raises(ConfigError, match=r"codes: the triage rules name ENG_QUEUE_FULL, which the taxonomy"):
+        Knowledge.load(taxonomy=copy)
+
+
+def test_the_commands_read_the_data_files_the_settings_name(tmp_path: Path) -> None:
+    """`triage --pack` (and `eval`, through the same replay) use TAXONOMY_FILE like the server does;
+    a broken one is a one-line error with its file and line, exit 2."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    copy = edited(
+        tmp_path, INFRASTRUCTURE_LAYER, INFRASTRUCTURE_LAYER.replace("infrastructure\n", "operational\n")
+    )
+    env = {**os.environ, "TAXONOMY_FILE": str(copy)}
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "triage", "--pack", str(XID), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["category"] == "operational"
+    broken = edited(tmp_path, "    rank: 1\n", "    rank: first\n")
+    failed = subprocess.run(
+        [sys.executable, "-m", "bot", "eval", str(XID.parent)],
+        env={**os.environ, "TAXONOMY_FILE": str(broken)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert failed.returncode == 2 and f"{broken}:" in failed.stderr and "layers.INF.rank" in failed.stderr
+    assert "Traceback" not in failed.stderr

@@ -29,12 +29,19 @@ def upgrade() -> None:
     with op.batch_alter_table("triages", schema=None) as batch_op:
         batch_op.add_column(sa.Column("run", sa.Integer(), server_default="1", nullable=False))
         batch_op.add_column(sa.Column("posted_at", UtcDateTime(), nullable=True))
-        batch_op.create_unique_constraint("uq_triages_incident_run", ["incident_id", "run"])
-    # Incidents triaged before runs existed had exactly one (run 1); announced ones say so on the timeline.
+    # Before runs existed a retried job could store a second triage of one incident: number them in
+    # the order they were stored, so that each becomes a run of its own and the constraint holds.
     op.execute(
-        "UPDATE incidents SET triage_runs = 1 WHERE EXISTS "
-        "(SELECT 1 FROM triages WHERE triages.incident_id = incidents.id)"
+        "UPDATE triages SET run = (SELECT count(*) FROM triages t "
+        "WHERE t.incident_id = triages.incident_id AND t.id <= triages.id)"
     )
+    with op.batch_alter_table("triages", schema=None) as batch_op:
+        batch_op.create_unique_constraint("uq_triages_incident_run", ["incident_id", "run"])
+    op.execute(
+        "UPDATE incidents SET triage_runs = "
+        "(SELECT coalesce(max(t.run), 0) FROM triages t WHERE t.incident_id = incidents.id)"
+    )
+    # Announced incidents say so on their timeline.
     op.execute(
         "UPDATE incidents SET announced_at = (SELECT min(e.at) FROM timeline_events e "
         "WHERE e.incident_id = incidents.id AND e.kind = 'announced')"

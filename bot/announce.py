@@ -10,12 +10,14 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict
 
 from bot.config import BotConfig, Dashboard
-from bot.domain import Incident
+from bot.domain import IncidentDetail
 
 WINDOW_BEFORE = timedelta(hours=1)
 
 
 class DashboardLink(BaseModel):
+    """A titled link: a dashboard scoped to the window, the runbook, the alert's source."""
+
     model_config = ConfigDict(frozen=True)
 
     title: str
@@ -30,18 +32,24 @@ class Announcement(BaseModel):
     incident_id: int
     title: str
     severity: str
+    alertname: str | None = None
     service: str | None
     model: str | None
     namespace: str | None
     query: str | None
     value: str | None
     started_at: datetime
+    opened_at: datetime | None = None
     dashboards: list[DashboardLink]
     responders: list[str]
+    runbook: DashboardLink | None = None  # the alert's own `runbook_url` annotation
+    source: DashboardLink | None = None  # the alert's graph in Prometheus (`generatorURL`)
 
 
-def build_announcement(incident: Incident, config: BotConfig, *, now: datetime) -> Announcement:
-    """Resolve dashboards (scoped to the window from an hour before the start until now)."""
+def build_announcement(detail: IncidentDetail, config: BotConfig, *, now: datetime) -> Announcement:
+    """Resolve dashboards (scoped to the window from an hour before the start until now), and the
+    links the alert itself carries."""
+    incident = detail.incident
     service = config.service(incident.service)
     start, end = incident.started_at - WINDOW_BEFORE, now
     fields = {
@@ -57,16 +65,26 @@ def build_announcement(incident: Incident, config: BotConfig, *, now: datetime) 
     }
     boards: list[Dashboard] = [*config.dashboards, *(service.dashboards if service else [])]
     responders = list(dict.fromkeys([*config.responders, *(service.responders if service else [])]))
+    first = detail.alerts[0] if detail.alerts else None
+    runbook = first.annotations.get("runbook_url") if first else None
     return Announcement(
         incident_id=incident.id,
         title=incident.title,
         severity=incident.severity.value,
+        alertname=incident.alertname,
         service=incident.service,
         model=incident.model,
         namespace=incident.namespace,
         query=incident.query,
         value=incident.value,
         started_at=incident.started_at,
+        opened_at=incident.opened_at,
         dashboards=[DashboardLink(title=b.title, url=b.render(**fields)) for b in boards],
         responders=responders,
+        runbook=DashboardLink(title="Runbook", url=runbook)
+        if runbook and runbook.startswith("http")
+        else None,
+        source=DashboardLink(title="Alert in Prometheus", url=first.generator_url)
+        if first and first.generator_url.startswith("http")
+        else None,
     )

@@ -20,6 +20,8 @@ from tools.yamlpos import compose, describe
 
 SLACK_PRINCIPAL = re.compile(r"^(?:[UW][A-Z0-9]{2,}|S[A-Z0-9]{2,}|[^@\s]+@[^@\s]+\.[^@\s]+)$")
 DURATION = re.compile(r"^\d+[smhdw]$")
+CHANNEL_FIELDS = frozenset({"date", "service", "id", "alertname", "severity"})
+RUNBOOK_FIELDS = frozenset({"id", "file"})
 DASHBOARD_FIELDS = frozenset(
     {"service", "model", "namespace", "alertname", "incident_id", "from_ms", "to_ms", "from_iso", "to_iso"}
 )
@@ -29,6 +31,14 @@ Principal = Annotated[str, Field(pattern=SLACK_PRINCIPAL.pattern)]
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _placeholders(template: str, known: frozenset[str]) -> str:
+    """Refuse a template naming a field it will never be given (caught at load, not at 3 a.m.)."""
+    for _, name, _, _ in string.Formatter().parse(template):
+        if name is not None and name not in known:
+            raise ValueError(f"unknown placeholder {{{name}}}; known: {', '.join(sorted(known))}")
+    return template
 
 
 class Dashboard(_Strict):
@@ -42,11 +52,7 @@ class Dashboard(_Strict):
     def _known_placeholders(cls, url: str) -> str:
         if not url.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
-        for _, name, _, _ in string.Formatter().parse(url):
-            if name is not None and name not in DASHBOARD_FIELDS:
-                known = ", ".join(sorted(DASHBOARD_FIELDS))
-                raise ValueError(f"unknown placeholder {{{name}}}; known: {known}")
-        return url
+        return _placeholders(url, DASHBOARD_FIELDS)
 
     def render(self, **values: str) -> str:
         """Fill the template; every placeholder has a value (validated at load)."""
@@ -85,6 +91,24 @@ class Backends(_Strict):
     timeout_seconds: float = Field(default=5.0, gt=0, le=120)
 
 
+class SlackConfig(_Strict):
+    """How incidents appear in Slack (the tokens come from the environment)."""
+
+    channel_name: str = Field(
+        default="inc-{date}-{service}-{id}",
+        description="template of the incident channel's name; Slack's rules are applied to the result",
+    )
+    private: bool = Field(default=False, description="create private channels (needs groups:write)")
+    announcements_channel: str | None = Field(
+        default=None, pattern=r"^[CG][A-Z0-9]{2,}$", description="channel ID that gets a one-line notice"
+    )
+
+    @field_validator("channel_name")
+    @classmethod
+    def _known_fields(cls, template: str) -> str:
+        return _placeholders(template, CHANNEL_FIELDS)
+
+
 DEFAULT_SEVERITY_MAP: dict[str, Severity] = {
     "page": Severity.CRITICAL,
     "critical": Severity.CRITICAL,
@@ -113,9 +137,21 @@ class BotConfig(_Strict):
     backends: Backends = Field(default_factory=Backends)
     severity_map: dict[str, Severity] = Field(default_factory=dict)
     default_severity: Severity = Severity.MAJOR
+    slack: SlackConfig = Field(default_factory=SlackConfig)
+    runbook_url: str | None = Field(
+        default=None,
+        description="where responders read a runbook, e.g. https://git.example/ops/bot/blob/main/runbooks/{file}",
+    )
     value_annotations: list[str] = Field(
         default_factory=lambda: ["value", "current_value", "violating_value", "observed_value"]
     )
+
+    @field_validator("runbook_url")
+    @classmethod
+    def _runbook_url(cls, url: str | None) -> str | None:
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return _placeholders(url, RUNBOOK_FIELDS) if url else url
 
     @field_validator("services")
     @classmethod

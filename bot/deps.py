@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.chatstore import ChatStore
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig, load_config
 from bot.handlers import handlers
@@ -31,6 +32,7 @@ class Services:
 
     incidents: IncidentService
     intake: Intake
+    chat: ChatStore
 
 
 @dataclass
@@ -79,6 +81,7 @@ def _services(
     return Services(
         incidents=IncidentService(db, lifecycle, clock=clock, on_queued=on_queued),
         intake=Intake(db, config, lifecycle, clock=clock, on_queued=on_queued),
+        chat=ChatStore(db, lifecycle, clock=clock),
     )
 
 
@@ -102,9 +105,10 @@ def build_deps(
     worker: Worker | None = None  # built below, on these services; woken when they queue jobs
     services = _services(settings, config, db, clock, on_queued=lambda: worker.wake() if worker else None)
     engine = TriageEngine.from_settings(settings, config, db, knowledge, clock=clock, nvml=nvml)
+    publisher = publisher or _publisher(settings, config, services, engine)
     worker = Worker(
         db,
-        handlers(services.incidents, engine, publisher or TimelinePublisher(), config, clock=clock),
+        handlers(services.incidents, engine, publisher, config, clock=clock),
         clock=clock,
         threads=settings.worker_threads,
         poll_seconds=settings.worker_poll_seconds,
@@ -119,4 +123,16 @@ def build_deps(
         engine=engine,
         worker=worker,
         metrics=Metrics(db),
+    )
+
+
+def _publisher(settings: Settings, config: BotConfig, services: Services, engine: TriageEngine) -> Publisher:
+    """Slack when it is configured, else the timeline."""
+    if not settings.slack:
+        return TimelinePublisher()
+    from bot.slack.client import web_client
+    from bot.slack.publisher import SlackPublisher
+
+    return SlackPublisher(
+        web_client(settings), services.chat, services.incidents, config, prometheus=engine.backends.prometheus
     )

@@ -60,9 +60,11 @@ class EventKind(StrEnum):
     NOTE = "note"
     RESOLVED = "resolved"
     ANNOUNCED = "announced"
+    CHANNEL_CREATED = "channel_created"
     TRIAGE_REQUESTED = "triage_requested"
     TRIAGED = "triaged"
     TRIAGE_POSTED = "triage_posted"
+    POST_FAILED = "post_failed"
 
 
 class Frozen(BaseModel):
@@ -179,9 +181,22 @@ class TriageResult(Frozen):
     scope: dict[str, Any] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
     attribution: dict[str, Any] = Field(default_factory=dict)
+    as_of: datetime | None = None  # the moment the evidence was read as of
+    onset: datetime | None = None  # the cause's first sign, when the evidence dates it
 
     def public(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
+
+
+class ActionProposal(Frozen):
+    """A proposed action as stored: its id is what an approval button carries."""
+
+    id: int
+    incident_id: int
+    run: int
+    position: int
+    action: ProposedAction
+    status: str
 
 
 class StoredTriage(Frozen):
@@ -192,6 +207,26 @@ class StoredTriage(Frozen):
     created_at: datetime
     posted_at: datetime | None
     result: TriageResult
+
+
+class ChatChannel(Frozen):
+    """An incident's chat channel: its name once claimed, its ID once created, the setup steps done."""
+
+    incident_id: int
+    name: str
+    channel_id: str | None
+    attempts: int
+    steps: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChatMessage(Frozen):
+    """A message the bot posted for an incident, by purpose (and triage run)."""
+
+    incident_id: int
+    purpose: str
+    run: int
+    channel_id: str
+    ts: str  # the message's timestamp, or the file id of an upload
 
 
 class IncidentDetail(Frozen):

@@ -7,7 +7,7 @@ calls the matching `Lifecycle` transition, so the entry points never touch rows 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
@@ -16,11 +16,13 @@ from sqlalchemy.orm import Session
 
 from bot.clock import Clock, utc_now
 from bot.domain import (
+    ActionProposal,
     Alert,
     Category,
     Incident,
     IncidentDetail,
     IncidentStatus,
+    ProposedAction,
     Severity,
     StoredTriage,
     TimelineEvent,
@@ -29,7 +31,7 @@ from bot.domain import (
 from bot.errors import InvalidTransitionError, NotFoundError
 from bot.lifecycle import Lifecycle, actor_of
 from bot.store.db import Database
-from bot.store.models import AlertRow, IncidentRow, TimelineEventRow, TriageRow
+from bot.store.models import ActionProposalRow, AlertRow, IncidentRow, TimelineEventRow, TriageRow
 
 
 class IncidentService:
@@ -82,6 +84,29 @@ class IncidentService:
             stmt = stmt.where(IncidentRow.status != IncidentStatus.RESOLVED.value)
         with self._db.reader() as session:
             return [Incident.model_validate(r) for r in session.scalars(stmt).all()]
+
+    def proposals(self, incident_id: int, run: int) -> Sequence[ActionProposal]:
+        """The actions a stored triage run proposed, first move first."""
+        with self._db.reader() as session:
+            rows = session.execute(
+                select(ActionProposalRow, TriageRow.run)
+                .join(TriageRow, TriageRow.id == ActionProposalRow.triage_id)
+                .where(ActionProposalRow.incident_id == incident_id, TriageRow.run == run)
+                .order_by(ActionProposalRow.position)
+            ).all()
+            return [_proposal(row, run_no) for row, run_no in rows]
+
+    def proposal(self, proposal_id: int) -> ActionProposal:
+        """One stored proposal (what a button click names)."""
+        with self._db.reader() as session:
+            found = session.execute(
+                select(ActionProposalRow, TriageRow.run)
+                .join(TriageRow, TriageRow.id == ActionProposalRow.triage_id)
+                .where(ActionProposalRow.id == proposal_id)
+            ).one_or_none()
+            if found is None:
+                raise NotFoundError(f"proposal {proposal_id} does not exist")
+            return _proposal(*found)
 
     def triage(self, incident_id: int, run: int | None = None) -> StoredTriage | None:
         """One stored triage run (the latest when `run` is None), or None when not stored yet."""
@@ -137,10 +162,12 @@ class IncidentService:
             self._lifecycle.set_severity(session, row, severity, actor=actor, now=now)
         return Incident.model_validate(row)
 
-    def tag_category(self, incident_id: int, category: Category, *, actor: str) -> Incident:
+    def tag_category(
+        self, incident_id: int, category: Category, *, actor: str, reason: str | None = None
+    ) -> Incident:
         actor = actor_of(actor)
         with self._change(incident_id) as (session, row, now):
-            self._lifecycle.tag_category(session, row, category, actor=actor, now=now)
+            self._lifecycle.tag_category(session, row, category, actor=actor, now=now, reason=reason)
         return Incident.model_validate(row)
 
     def add_note(self, incident_id: int, text: str, *, actor: str) -> TimelineEvent:
@@ -178,6 +205,11 @@ class IncidentService:
         self._queued()
         return done
 
+    def record_post_failure(self, incident_id: int, *, what: str, error: str, attempt: int, of: int) -> None:
+        """Something did not reach the chat (the job that posts it is retried up to `of` times)."""
+        with self._change(incident_id) as (session, row, now):
+            self._lifecycle.post_failed(session, row, what=what, error=error, attempt=attempt, of=of, now=now)
+
     def record_triage_post(self, incident_id: int, run: int, *, where: str) -> bool:
         """A stored run was posted (`where` says where); False when it was posted already."""
         with self._change(incident_id) as (session, row, now):
@@ -196,6 +228,25 @@ class IncidentService:
             if row is None:
                 raise NotFoundError(f"incident {incident_id} does not exist")
             yield session, row, self._clock()
+
+
+def _proposal(row: ActionProposalRow, run: int) -> ActionProposal:
+    action = ProposedAction(
+        kind=row.kind,
+        target=row.target,
+        namespace=row.namespace,
+        params=row.params or {},
+        undo=row.undo,
+        rationale=row.rationale,
+    )
+    return ActionProposal(
+        id=row.id,
+        incident_id=row.incident_id,
+        run=run,
+        position=row.position,
+        status=row.status,
+        action=action,
+    )
 
 
 def _triage(session: Session, incident_id: int, run: int | None) -> StoredTriage | None:

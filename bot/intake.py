@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from bot.alertmanager import WebhookAlert, WebhookPayload
@@ -65,7 +65,8 @@ class Intake:
                     updated += 1
             if payload.truncatedAlerts:
                 self._lifecycle.alerts_truncated(session, incident_id, payload.truncatedAlerts, now=now)
-        if opened and self._on_queued is not None:
+            all_resolved = not opened and self._all_resolved(session, incident_id, payload, now)
+        if (opened or all_resolved) and self._on_queued is not None:
             self._on_queued()
         return IntakeResult(
             outcome=IntakeOutcome.OPENED if opened else IntakeOutcome.ATTACHED,
@@ -73,6 +74,25 @@ class Intake:
             new_alerts=new,
             updated_alerts=updated,
         )
+
+    def _all_resolved(
+        self, session: Session, incident_id: int, payload: WebhookPayload, now: datetime
+    ) -> bool:
+        """After a resolved notification: when no alert of the incident fires any more, say so."""
+        if not any(a.status is AlertStatus.RESOLVED for a in payload.alerts):
+            return False
+        ends = session.execute(
+            select(
+                func.count().filter(AlertRow.status == AlertStatus.FIRING.value), func.max(AlertRow.ends_at)
+            ).where(AlertRow.incident_id == incident_id)
+        ).one()
+        if ends[0]:
+            return False
+        row = session.get(IncidentRow, incident_id)
+        assert row is not None
+        stamp = ends[1].isoformat() if ends[1] else now.isoformat()
+        self._lifecycle.alerts_resolved(session, row, now=now, stamp=stamp)
+        return True
 
     # -- incident ------------------------------------------------------------------------------
     def _incident_for(

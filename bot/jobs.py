@@ -26,6 +26,7 @@ class JobKind(StrEnum):
     ANNOUNCE = "incident.announce"  # the first post: channel, responders, dashboards, query and value
     TRIAGE = "incident.triage"  # one triage run: gather, attribute, classify, review, propose, report
     POST_TRIAGE = "incident.post_triage"  # a stored triage run, posted under its announcement
+    ALERTS_RESOLVED = "incident.alerts_resolved"  # every alert resolved: ask a human to resolve
 
 
 QUEUED = "queued"

@@ -43,13 +43,13 @@ class Lifecycle:
     def _event(
         session: Session,
         incident_id: int,
-        *,
         at: datetime,
         actor: str,
         kind: EventKind,
         text: str,
         data: dict[str, Any] | None = None,
     ) -> TimelineEventRow:
+        """One timeline entry: at `at`, `actor` did `kind`, in words and in data."""
         event = TimelineEventRow(
             incident_id=incident_id, at=at, actor=actor, kind=kind.value, text=text, data=data or {}
         )
@@ -70,9 +70,7 @@ class Lifecycle:
         self, session: Session, row: IncidentRow, *, actor: str, text: str, data: dict[str, Any]
     ) -> None:
         """Both ways in (an alert group, a declaration) announce and triage alike."""
-        self._event(
-            session, row.id, at=row.opened_at, actor=actor, kind=EventKind.OPENED, text=text, data=data
-        )
+        self._event(session, row.id, row.opened_at, actor, EventKind.OPENED, text, data)
         self._job(session, JobKind.ANNOUNCE, row.id, row.opened_at)
         self._start_triage(session, row, actor=actor, now=row.opened_at, first=True)
 
@@ -126,7 +124,7 @@ class Lifecycle:
     ) -> None:
         """A new alert of the group, or one that resolved or fired again."""
         kind = EventKind.ALERT_RESOLVED if resolved else EventKind.ALERT_FIRING
-        self._event(session, incident_id, at=now, actor="alertmanager", kind=kind, text=text, data=data)
+        self._event(session, incident_id, now, "alertmanager", kind, text, data)
 
     def alerts_truncated(self, session: Session, incident_id: int, truncated: int, *, now: datetime) -> None:
         """Say that Alertmanager left alerts out (max_alerts), once per new count."""
@@ -142,15 +140,28 @@ class Lifecycle:
         )
         if last and last.get("truncated_alerts") == truncated:
             return
+        text = (
+            f"Alertmanager left {truncated} alerts of this group out of its notification (max_alerts): "
+            "the incident holds only the alerts it was sent"
+        )
         self._event(
+            session, incident_id, now, "alertmanager", EventKind.NOTE, text, {"truncated_alerts": truncated}
+        )
+
+    def alerts_resolved(self, session: Session, row: IncidentRow, *, now: datetime, stamp: str) -> None:
+        """Every alert of the incident resolved: queue the notice that asks a human to resolve it
+        (once per resolution, `stamp`, however often Alertmanager repeats it)."""
+        if row.status == IncidentStatus.RESOLVED.value:
+            return
+        key = f"{JobKind.ALERTS_RESOLVED.value}:{row.id}:{stamp}"
+        payload = {"incident_id": row.id}
+        enqueue(
             session,
-            incident_id,
-            at=now,
-            actor="alertmanager",
-            kind=EventKind.NOTE,
-            text=f"Alertmanager left {truncated} alerts of this group out of its notification (max_alerts): "
-            "the incident holds only the alerts it was sent",
-            data={"truncated_alerts": truncated},
+            kind=JobKind.ALERTS_RESOLVED,
+            payload=payload,
+            now=now,
+            dedup_key=key,
+            max_attempts=self._attempts,
         )
 
     # -- announcement and triage ---------------------------------------------------------------
@@ -162,13 +173,40 @@ class Lifecycle:
             return False
         row.announced_at = now
         text = f"announced {where}"
-        self._event(session, row.id, at=now, actor=BOT, kind=EventKind.ANNOUNCED, text=text, data=data)
+        self._event(session, row.id, now, BOT, EventKind.ANNOUNCED, text, data)
         waiting = session.scalars(
             select(TriageRow.run).where(TriageRow.incident_id == row.id, TriageRow.posted_at.is_(None))
         ).all()
         for run in waiting:
             self._job(session, JobKind.POST_TRIAGE, row.id, now, run)
         return True
+
+    def channel_created(
+        self, session: Session, row: IncidentRow, *, name: str, channel_id: str, now: datetime
+    ) -> None:
+        """The incident's chat channel exists (created, or found after a crash mid-creation)."""
+        data = {"channel_id": channel_id, "name": name}
+        self._event(
+            session, row.id, now, BOT, EventKind.CHANNEL_CREATED, f"Slack channel #{name} created", data
+        )
+
+    def post_failed(
+        self,
+        session: Session,
+        row: IncidentRow,
+        *,
+        what: str,
+        error: str,
+        attempt: int,
+        of: int,
+        now: datetime,
+    ) -> None:
+        """Something did not reach the chat; the timeline says what, why, and whether it is retried."""
+        then = f"attempt {attempt} of {of}, retried" if attempt < of else f"gave up after {of} attempts"
+        text, data = f"the {what} did not reach Slack: {error} ({then})", {"what": what, "error": error}
+        self._event(
+            session, row.id, now, BOT, EventKind.POST_FAILED, text, {**data, "attempt": attempt, "of": of}
+        )
 
     def request_triage(self, session: Session, row: IncidentRow, *, actor: str, now: datetime) -> int:
         """Queue another triage run (a responder asked for one); returns its number.
@@ -184,15 +222,8 @@ class Lifecycle:
         row.triage_runs = (row.triage_runs or 0) + 1
         run = row.triage_runs
         if not first:
-            self._event(
-                session,
-                row.id,
-                at=now,
-                actor=actor,
-                kind=EventKind.TRIAGE_REQUESTED,
-                text=f"triage run {run} requested by {actor}",
-                data={"run": run},
-            )
+            text = f"triage run {run} requested by {actor}"
+            self._event(session, row.id, now, actor, EventKind.TRIAGE_REQUESTED, text, {"run": run})
         self._job(session, JobKind.TRIAGE, row.id, now, run)
         return run
 
@@ -238,16 +269,9 @@ class Lifecycle:
                 )
             )
         first = f"; first move: {result.actions[0].kind} {result.actions[0].target}" if result.actions else ""
-        self._event(
-            session,
-            row.id,
-            at=now,
-            actor=BOT,
-            kind=EventKind.TRIAGED,
-            text=f"{run_label(run)} ({result.engine}): {result.category} / {result.code}, "
-            f"confidence {result.confidence:.0%}{first}",
-            data={"triage_id": stored, "run": run, "gaps": result.gaps},
-        )
+        said = f"{result.category} / {result.code}, confidence {result.confidence:.0%}{first}"
+        text, data = f"{run_label(run)} ({result.engine}): {said}", {"triage_id": stored, "run": run}
+        self._event(session, row.id, now, BOT, EventKind.TRIAGED, text, {**data, "gaps": result.gaps})
         if row.announced_at is not None:
             self._job(session, JobKind.POST_TRIAGE, row.id, now, run)
         return True
@@ -265,9 +289,7 @@ class Lifecycle:
             return False
         triage.posted_at = now
         text = f"{run_label(run)} posted {where}"
-        self._event(
-            session, row.id, at=now, actor=BOT, kind=EventKind.TRIAGE_POSTED, text=text, data={"run": run}
-        )
+        self._event(session, row.id, now, BOT, EventKind.TRIAGE_POSTED, text, {"run": run})
         return True
 
     # -- what responders do --------------------------------------------------------------------
@@ -276,9 +298,7 @@ class Lifecycle:
             raise InvalidTransitionError(f"incident {row.id} is {row.status}, not open")
         row.status = IncidentStatus.ACKNOWLEDGED.value
         row.acknowledged_at, row.acknowledged_by = now, actor
-        self._event(
-            session, row.id, at=now, actor=actor, kind=EventKind.ACKNOWLEDGED, text=f"acknowledged by {actor}"
-        )
+        self._event(session, row.id, now, actor, EventKind.ACKNOWLEDGED, f"acknowledged by {actor}")
 
     def set_severity(
         self, session: Session, row: IncidentRow, severity: Severity, *, actor: str, now: datetime
@@ -288,31 +308,29 @@ class Lifecycle:
         if old == severity.value:
             return
         row.severity = severity.value
+        text = f"severity {old} → {severity.value}"
         self._event(
-            session,
-            row.id,
-            at=now,
-            actor=actor,
-            kind=EventKind.SEVERITY_CHANGED,
-            text=f"severity {old} → {severity.value}",
-            data={"from": old, "to": severity.value},
+            session, row.id, now, actor, EventKind.SEVERITY_CHANGED, text, {"from": old, "to": severity.value}
         )
 
     def tag_category(
-        self, session: Session, row: IncidentRow, category: Category, *, actor: str, now: datetime
+        self,
+        session: Session,
+        row: IncidentRow,
+        category: Category,
+        *,
+        actor: str,
+        now: datetime,
+        reason: str | None = None,
     ) -> None:
-        """Allowed after resolution too: the final tag is often set then."""
+        """Allowed after resolution too: the final tag is often set then. The reason says why a
+        responder overrides the triage's tag."""
         old = row.category
         row.category = category.value
-        self._event(
-            session,
-            row.id,
-            at=now,
-            actor=actor,
-            kind=EventKind.CATEGORY_TAGGED,
-            text=f"category {old or 'untagged'} → {category.value}",
-            data={"from": old, "to": category.value},
-        )
+        why = f": {reason.strip()[:500]}" if reason and reason.strip() else ""
+        text = f"category {old or 'untagged'} → {category.value}{why}"
+        data = {"from": old, "to": category.value, "reason": reason.strip() if reason else None}
+        self._event(session, row.id, now, actor, EventKind.CATEGORY_TAGGED, text, data)
 
     def add_note(
         self, session: Session, row: IncidentRow, text: str, *, actor: str, now: datetime
@@ -322,7 +340,7 @@ class Lifecycle:
             raise InvalidTransitionError("a note cannot be empty")
         if len(text) > MAX_NOTE:
             raise InvalidTransitionError(f"a note is limited to {MAX_NOTE} characters")
-        event = self._event(session, row.id, at=now, actor=actor, kind=EventKind.NOTE, text=text)
+        event = self._event(session, row.id, now, actor, EventKind.NOTE, text)
         session.flush()
         return event
 
@@ -333,14 +351,7 @@ class Lifecycle:
         _not_resolved(row)
         row.status = IncidentStatus.RESOLVED.value
         row.resolved_at, row.resolved_by, row.resolution = now, actor, reason[:4000]
-        self._event(
-            session,
-            row.id,
-            at=now,
-            actor=actor,
-            kind=EventKind.RESOLVED,
-            text=f"resolved by {actor}: {reason}",
-        )
+        self._event(session, row.id, now, actor, EventKind.RESOLVED, f"resolved by {actor}: {reason}")
 
 
 def run_label(run: int) -> str:

@@ -16,6 +16,24 @@ ENVOY_NAMESPACE = re.compile(r"httproute/([a-z0-9][-a-z0-9]*)/")
 NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
+THRESHOLD = re.compile(
+    r"^(?P<signal>.*\S)\s*(?P<op>>=|<=|==|!=|>|<)\s*(?:bool\s+)?(?P<value>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$",
+    re.S,
+)
+
+
+def split_threshold(expr: str) -> tuple[str, str, float] | None:
+    """`signal > 0.08` → ("signal", ">", 0.08): what the alert measures, and where it fires.
+
+    An alert's expression keeps only the samples past its threshold; a chart needs the signal
+    itself, before and after. None when the expression does not end in a comparison to a number.
+    """
+    match = THRESHOLD.match(expr.strip())
+    if match is None or match["signal"].count("(") != match["signal"].count(")"):
+        return None
+    return match["signal"], match["op"], float(match["value"])
+
+
 def matchers(expr: str | None) -> dict[str, list[str]]:
     """Equality and regex label matchers of a PromQL expression: {label: [values]}."""
     found: dict[str, list[str]] = {}

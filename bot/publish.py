@@ -1,7 +1,9 @@
-"""Where an incident's posts go: the announcement, then each triage run under it.
+"""Where an incident's posts go: the announcement, the triage's progress, each triage run, the
+notice that every alert resolved.
 
 The seam the Slack surface implements; without Slack the posts stay on the incident's timeline,
-so an incident is complete and auditable either way.
+so an incident is complete and auditable either way. A publisher raises PublishError when a post
+did not get through; the job that asked for it is retried and the timeline says what failed.
 """
 
 from __future__ import annotations
@@ -10,14 +12,24 @@ from typing import Protocol
 
 from bot.announce import Announcement
 from bot.domain import Incident, StoredTriage
+from bot.errors import BotError
+from bot.triage.progress import Progress
+
+
+class PublishError(BotError):
+    """A post did not reach the chat (the message says which call and why)."""
 
 
 class Publisher(Protocol):
     """Sends posts and says where they went (the words land on the timeline)."""
 
-    def announce(self, announcement: Announcement) -> str: ...
+    def announce(self, incident: Incident, announcement: Announcement) -> str: ...
+
+    def progress(self, incident: Incident, run: int) -> Progress | None: ...
 
     def post_triage(self, incident: Incident, triage: StoredTriage) -> str: ...
+
+    def alerts_resolved(self, incident: Incident) -> str: ...
 
 
 class TimelinePublisher:
@@ -25,8 +37,14 @@ class TimelinePublisher:
 
     WHERE = "on the timeline (Slack is not configured)"
 
-    def announce(self, announcement: Announcement) -> str:
+    def announce(self, incident: Incident, announcement: Announcement) -> str:
         return self.WHERE
 
+    def progress(self, incident: Incident, run: int) -> Progress | None:
+        return None
+
     def post_triage(self, incident: Incident, triage: StoredTriage) -> str:
+        return self.WHERE
+
+    def alerts_resolved(self, incident: Incident) -> str:
         return self.WHERE

@@ -1,4 +1,4 @@
-"""The ASGI application: Alertmanager intake, incident API, health and metrics."""
+"""The ASGI application: Alertmanager intake, incident API, Slack, health and metrics."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -77,13 +78,31 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
         body = await run_in_threadpool(generate_latest, metrics.registry)
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
+    slack_routes: list[Route] = []
+    socket_mode: Any = None
+    if deps.settings.slack:
+        from bot.slack.app import build_bolt
+        from bot.slack.app import slack_routes as http_routes
+
+        bolt = build_bolt(deps)
+        if deps.settings.slack_app_token is not None:
+            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+            socket_mode = AsyncSocketModeHandler(bolt, deps.settings.slack_app_token.get_secret_value())
+        else:
+            slack_routes = http_routes(bolt)
+
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         if run_worker:
             deps.worker.start()
+        if socket_mode is not None:
+            await socket_mode.connect_async()
         try:
             yield
         finally:
+            if socket_mode is not None:
+                await socket_mode.close_async()
             if run_worker:
                 deps.worker.stop()
             deps.engine.close()
@@ -94,6 +113,7 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics_endpoint, methods=["GET"]),
+            *slack_routes,
             *api.routes(deps),
         ],
         lifespan=lifespan,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.errors import ConfigError
@@ -85,6 +85,16 @@ class Settings(BaseSettings):
     llm_max_seconds: float = Field(default=60.0, gt=0, le=600)
     llm_max_tokens: int = Field(default=40_000, ge=1000)
 
+    # Slack (HTTP mode: POST /slack/events, signed; Socket Mode when SLACK_APP_TOKEN is set).
+    slack_bot_token: SecretStr | None = Field(default=None, description="xoxb- token; unset: no Slack")
+    slack_signing_secret: SecretStr | None = Field(
+        default=None, description="Verifies every request to /slack/events (HTTP mode)"
+    )
+    slack_app_token: SecretStr | None = Field(default=None, description="xapp- token: Socket Mode instead")
+    slack_api_url: str = Field(
+        default="https://slack.com/api/", description="Slack Web API base URL (the sandbox points elsewhere)"
+    )
+
     # Replaying a recorded incident: the triage's "now" (the sandbox sets it to the pack's as_of).
     triage_as_of: datetime | None = Field(default=None)
 
@@ -108,12 +118,32 @@ class Settings(BaseSettings):
         "openai_base_url",
         "openai_api_key",
         "openai_model",
+        "slack_bot_token",
+        "slack_signing_secret",
+        "slack_app_token",
         mode="before",
     )
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         """`VAR=` in an env file means unset, not "the empty string is the token"."""
         return None if isinstance(value, str) and not value.strip() else value
+
+    @model_validator(mode="after")
+    def _slack_fails_closed(self) -> Settings:
+        """A bot token needs a way to trust what Slack sends: signed requests, or Socket Mode."""
+        if self.slack_bot_token and not (self.slack_signing_secret or self.slack_app_token):
+            raise ValueError(
+                "SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET (or SLACK_APP_TOKEN for Socket Mode): "
+                "requests to /slack/events could not be verified, so the bot refuses to start"
+            )
+        if self.slack_app_token and not self.slack_bot_token:
+            raise ValueError("SLACK_APP_TOKEN is set without SLACK_BOT_TOKEN: Socket Mode needs both")
+        return self
+
+    @property
+    def slack(self) -> bool:
+        """Whether Slack is configured (a bot token, with a signing secret or an app token)."""
+        return self.slack_bot_token is not None
 
 
 def load_settings() -> Settings:
@@ -122,6 +152,8 @@ def load_settings() -> Settings:
         return Settings()
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in exc.errors()
+            (f"{'.'.join(str(p) for p in err['loc']).upper()}: " if err["loc"] else "")
+            + str(err["msg"]).removeprefix("Value error, ")
+            for err in exc.errors()
         )
         raise ConfigError(f"environment: {problems}") from exc

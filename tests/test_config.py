@@ -137,3 +137,27 @@ def test_serve_refuses_to_start_on_a_broken_runbook_or_catalog(tmp_path: Path) -
     )
     assert result.returncode == 2 and "signals.yaml:6: signals.kv.queries" in result.stderr
     assert "unknown placeholder $pod" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "needle"),
+    [
+        ({"SLACK_BOT_TOKEN": "xoxb-1"}, "SLACK_BOT_TOKEN is set without SLACK_SIGNING_SECRET"),
+        ({"SLACK_APP_TOKEN": "xapp-1"}, "SLACK_APP_TOKEN is set without SLACK_BOT_TOKEN"),
+    ],
+)
+def test_slack_fails_closed(monkeypatch: pytest.MonkeyPatch, env: dict[str, str], needle: str) -> None:
+    """A bot token with nothing to verify Slack's requests by would accept anyone's: refuse to start."""
+    for key in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    with pytest.raises(ConfigError, match=needle):
+        load_settings()
+    monkeypatch.setenv("SLACK_SIGNING_SECRET", "s3cret")
+    if "SLACK_BOT_TOKEN" in env:
+        assert load_settings().slack  # signed requests: fine
+    monkeypatch.delenv("SLACK_SIGNING_SECRET")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-1")
+    monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-1")
+    assert load_settings().slack_app_token is not None  # Socket Mode: fine too

@@ -10,6 +10,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from urllib.parse import urlencode
@@ -54,6 +55,14 @@ def _fmt(value: float) -> str:
     if math.isnan(value):
         return "NaN"
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+@dataclass(frozen=True)
+class Series:
+    """One labelled series of a range query."""
+
+    labels: dict[str, str]
+    points: list[tuple[datetime, float]]
 
 
 class PrometheusTool:
@@ -210,6 +219,23 @@ class PrometheusTool:
                 )
             ]
         )
+
+    def series(self, expr: str, window: Window) -> list[Series] | Gap:
+        """Every series of `expr` over the window, one point a step (for a chart of the signal)."""
+        got = bounded(
+            Source.PROMETHEUS,
+            "chart series",
+            self._ranger(expr, window.start, window.as_of),
+            timeout=self._timeout,
+        )
+        if isinstance(got, Gap):
+            return got
+        out = []
+        for item in got or []:
+            points = [(datetime.fromtimestamp(float(t), UTC), float(v)) for t, v in item.get("values", [])]
+            labels = {k: v for k, v in item.get("metric", {}).items() if k != "__name__"}
+            out.append(Series(labels=labels, points=[(t, v) for t, v in points if not math.isnan(v)]))
+        return out
 
     # -- free PromQL for the agent -------------------------------------------------------------
     def promql(self, query: str, at: datetime) -> ToolResult:

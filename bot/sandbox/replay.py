@@ -33,13 +33,20 @@ class ReplayError(BotError):
     """The pack's triage was not stored (a job failed); the message says which and why."""
 
 
-def replay_settings(sandbox: Sandbox, database_url: str, **overrides: Any) -> Settings:
+def replay_settings(
+    sandbox: Sandbox, database_url: str, *, slack: bool = False, **overrides: Any
+) -> Settings:
     """The settings `serve` would get from the environment `sandbox up` prints, on `database_url`.
 
     Neither the process environment nor the pod's own service account is used: a replay reads
-    the pack's backends and nothing else (a backend the pack lacks is a gap).
+    the pack's backends and nothing else (a backend the pack lacks is a gap). With `slack`, the
+    posts go to the sandbox's Slack; without, they stay on the timeline.
     """
-    values: dict[str, Any] = {key.lower(): value for key, value in sandbox.env.items() if value}
+    values: dict[str, Any] = {
+        key.lower(): value
+        for key, value in sandbox.env.items()
+        if value and (slack or not key.startswith("SLACK_"))
+    }
     values.update(database_url=database_url, worker_threads=0, kubernetes_in_cluster=False, **overrides)
     return Settings.model_validate(values)
 
@@ -73,11 +80,21 @@ class Replay:
 
 
 @contextmanager
-def replaying(sandbox: Sandbox, *, knowledge: Knowledge | None = None, **overrides: Any) -> Iterator[Replay]:
-    """A replay of the sandbox's pack; the store and the clients are gone afterwards."""
+def replaying(
+    sandbox: Sandbox,
+    *,
+    knowledge: Knowledge | None = None,
+    config: BotConfig | None = None,
+    slack: bool = False,
+    **overrides: Any,
+) -> Iterator[Replay]:
+    """A replay of the sandbox's pack (posting to its Slack with `slack`); the store and the
+    clients are gone afterwards."""
     with tempfile.TemporaryDirectory(prefix="incident-bot-replay-") as folder:
-        settings = replay_settings(sandbox, f"sqlite:///{Path(folder) / 'replay.db'}", **overrides)
-        deps = build_deps(settings, config=BotConfig(), nvml=sandbox.nvml, knowledge=knowledge)
+        settings = replay_settings(
+            sandbox, f"sqlite:///{Path(folder) / 'replay.db'}", slack=slack, **overrides
+        )
+        deps = build_deps(settings, config=config or BotConfig(), nvml=sandbox.nvml, knowledge=knowledge)
         try:
             deps.db.upgrade()
             yield Replay(sandbox, deps)

@@ -28,6 +28,7 @@ from bot.sandbox.server import ServerThread
 from bot.sandbox.slack import SlackStandIn
 
 SLACK_TOKEN = "xoxb-sandbox"
+SLACK_SIGNING_SECRET = "sandbox-signing-secret"
 OPENAI_KEY = "sk-sandbox"
 OPENAI_MODEL = "sandbox-model"
 
@@ -95,7 +96,11 @@ class Sandbox:
             )
         self.slack = SlackStandIn(token=SLACK_TOKEN)
         self.urls["slack"] = self._serve(self.slack.app, "slack") + "/api/"
-        env.update(SLACK_API_URL=self.urls["slack"], SLACK_BOT_TOKEN=SLACK_TOKEN)
+        env.update(
+            SLACK_API_URL=self.urls["slack"],
+            SLACK_BOT_TOKEN=SLACK_TOKEN,
+            SLACK_SIGNING_SECRET=SLACK_SIGNING_SECRET,
+        )
         if self.llm_script is not None:
             self.openai = OpenAIStandIn(self.llm_script, api_key=OPENAI_KEY, model=OPENAI_MODEL)
             self.urls["openai"] = self._serve(self.openai.app, "openai") + "/v1"

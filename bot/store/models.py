@@ -169,6 +169,38 @@ class ActionExecutionRow(Base):
     undo_state: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)
 
 
+class ChatChannelRow(Base):
+    """An incident's chat channel: claimed in the database before Slack is asked to create it, so a
+    retried job or a second replica finds the claim (or the channel) instead of making another."""
+
+    __tablename__ = "chat_channels"
+
+    incident_id: Mapped[int] = mapped_column(ForeignKey("incidents.id", ondelete="CASCADE"), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    channel_id: Mapped[str | None] = mapped_column(String(40), unique=True)
+    claimed_by: Mapped[str] = mapped_column(String(200))
+    claimed_until: Mapped[datetime] = mapped_column(UtcDateTime)
+    attempts: Mapped[int] = mapped_column(Integer, default=1)
+    steps: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)  # setup steps already done
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class ChatMessageRow(Base):
+    """A message the bot posted for an incident (announcement, progress, triage, notice), by purpose."""
+
+    __tablename__ = "chat_messages"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    incident_id: Mapped[int] = mapped_column(ForeignKey("incidents.id", ondelete="CASCADE"), index=True)
+    purpose: Mapped[str] = mapped_column(String(40))
+    run: Mapped[int] = mapped_column(Integer, default=0)  # the triage run it belongs to; 0 for none
+    channel_id: Mapped[str] = mapped_column(String(40))
+    ts: Mapped[str] = mapped_column(String(40))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+    __table_args__ = (UniqueConstraint("incident_id", "purpose", "run", name="uq_chat_messages_purpose"),)
+
+
 class JobRow(Base):
     __tablename__ = "jobs"
 

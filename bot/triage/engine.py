@@ -7,13 +7,11 @@ files, the same graph, checkpointed in the bot's own database.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Mapping
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
-from sqlalchemy.engine import make_url
 
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
@@ -21,34 +19,11 @@ from bot.domain import Alert, Incident, TriageResult
 from bot.settings import Settings
 from bot.store.db import Database
 from bot.triage.backends import Backends, live_backends
+from bot.triage.checkpoints import checkpointer_for
 from bot.triage.graph import Graph, Reviewer, TriageDeps, build_graph, run
 from bot.triage.knowledge import Knowledge
+from bot.triage.progress import Progress
 from bot.triage.request import TriageRequest
-
-
-def checkpointer_for(db: Database) -> BaseCheckpointSaver[Any]:
-    """LangGraph's saver on the bot's own database (its tables sit beside the bot's)."""
-    url = db.engine.url
-    if db.dialect == "sqlite":
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
-        sqlite_saver = SqliteSaver(sqlite3.connect(str(url.database), check_same_thread=False))
-        sqlite_saver.setup()
-        return sqlite_saver
-    import psycopg
-    from langgraph.checkpoint.postgres import PostgresSaver
-    from psycopg.rows import dict_row
-
-    plain = make_url(url.render_as_string(hide_password=False)).set(drivername="postgresql")
-    conn = psycopg.connect(
-        plain.render_as_string(hide_password=False),
-        autocommit=True,
-        prepare_threshold=0,
-        row_factory=dict_row,
-    )
-    pg_saver = PostgresSaver(conn)
-    pg_saver.setup()
-    return pg_saver
 
 
 class TriageEngine:
@@ -103,9 +78,9 @@ class TriageEngine:
         """A request for one run of `incident`, as of the engine's clock."""
         return TriageRequest(incident=incident, alerts=alerts, as_of=self._clock(), run=run)
 
-    def run(self, request: TriageRequest) -> TriageResult:
+    def run(self, request: TriageRequest, *, progress: Progress | None = None) -> TriageResult:
         """Triage one run to its end (resuming it when a checkpoint of it exists)."""
-        return run(self._prepared(), request)
+        return run(self._prepared(), request, progress=progress)
 
     def _prepared(self) -> Graph:
         with self._lock:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 
 from bot.triage.backends import Backends
@@ -39,8 +39,12 @@ MISSING = {
 }
 
 
-def gather(request: TriageRequest, backends: Backends) -> Gathered:
-    """Resolve the scope, then run every tool in parallel."""
+ToolDone = Callable[[str, float, list[str]], None]
+
+
+def gather(request: TriageRequest, backends: Backends, *, on_tool: ToolDone | None = None) -> Gathered:
+    """Resolve the scope, then run every tool in parallel; `on_tool` hears of each as it finishes
+    (its name, milliseconds and gaps)."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
     gaps: list[Gap] = []
@@ -67,11 +71,14 @@ def gather(request: TriageRequest, backends: Backends) -> Gathered:
     jobs = _jobs(request, backends, scope, topology, window)
     results: list[ToolResult] = []
     with ThreadPoolExecutor(max_workers=8, thread_name_prefix="gather") as pool:
-        futures = {name: pool.submit(_timed, job) for name, job in jobs.items()}
-        for name, future in futures.items():
+        futures = {pool.submit(_timed, job): name for name, job in jobs.items()}
+        for future in as_completed(futures):
+            name = futures[future]
             found, elapsed = future.result()
             timings[name] = elapsed
             results.extend(found)
+            if on_tool is not None:
+                on_tool(name, round(elapsed, 1), [str(r.gap) for r in found if r.gap is not None])
     for source, tool in (
         (Source.PROMETHEUS, backends.prometheus),
         (Source.ELASTICSEARCH, backends.logs),

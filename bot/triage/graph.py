@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
@@ -24,6 +25,7 @@ from bot.triage.classify import decide
 from bot.triage.coverage import unattributed_report
 from bot.triage.gather import gather
 from bot.triage.knowledge import Knowledge
+from bot.triage.progress import Progress, ProgressEvent
 from bot.triage.propose import context, propose
 from bot.triage.report import build, confidence
 from bot.triage.request import TriageRequest
@@ -61,7 +63,12 @@ def build_graph(
     knowledge = deps.knowledge
 
     def gather_node(state: TriageState) -> dict[str, Any]:
-        return {"gathered": gather(state.request, deps.backends)}
+        writer = get_stream_writer()  # a no-op unless the run is streamed to a progress listener
+
+        def tool_done(name: str, ms: float, gaps: list[str]) -> None:
+            writer(ProgressEvent(step="gather", tool=name, ms=ms, gaps=gaps))
+
+        return {"gathered": gather(state.request, deps.backends, on_tool=tool_done)}
 
     def attribute_node(state: TriageState) -> dict[str, Any]:
         evidence = state.need_gathered().evidence
@@ -143,8 +150,9 @@ def build_graph(
     return graph.compile(checkpointer=checkpointer or InMemorySaver(), interrupt_after=pause_after or None)
 
 
-def run(graph: Graph, request: TriageRequest) -> TriageResult:
-    """Run the graph to its end for one triage run and return the result.
+def run(graph: Graph, request: TriageRequest, *, progress: Progress | None = None) -> TriageResult:
+    """Run the graph to its end for one triage run and return the result; `progress` hears of
+    each tool and step as it finishes.
 
     The run's checkpoint decides how: a run that stopped midway (a worker died, a pause) resumes
     from its last finished step instead of asking the backends again; one that finished returns
@@ -156,12 +164,19 @@ def run(graph: Graph, request: TriageRequest) -> TriageResult:
     }
     snapshot = graph.get_state(config)
     done = _result(snapshot.values) if snapshot.values else None
-    if snapshot.next:
-        final: Any = graph.invoke(None, config=config)
-    elif done is not None:
+    if not snapshot.next and done is not None:
         return done
+    start: Any = None if snapshot.next else TriageState(request=request)
+    if progress is None:
+        final: Any = graph.invoke(start, config=config)
     else:
-        final = graph.invoke(TriageState(request=request), config=config)
+        for mode, chunk in graph.stream(start, config=config, stream_mode=["custom", "updates"]):
+            if mode == "custom" and isinstance(chunk, ProgressEvent):
+                progress(chunk)
+            elif mode == "updates" and isinstance(chunk, dict):
+                for step in chunk:
+                    progress(ProgressEvent(step=str(step)))
+        final = graph.get_state(config).values
     result = _result(final)
     if result is None:
         raise RuntimeError(f"triage {request.thread_id} paused before its report")

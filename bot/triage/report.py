@@ -177,4 +177,6 @@ def build(
         timeline=timeline(gathered.evidence),
         scope=gathered.scope.public(),
         notes=[f"rule: {decision.rule}", *gathered.scope.notes],
+        as_of=gathered.window.as_of,
+        onset=decision.cause.onset if decision.cause else None,
     )

@@ -122,11 +122,11 @@ def test_no_backends_still_posts_a_triage_with_named_gaps(database_url: str) -> 
 
 
 def test_an_interrupted_triage_resumes_from_its_checkpoint(
-    database_url: str, sandbox: Sandbox, pack: Pack, tmp_path: Path
+    database_url: str, sandbox: Sandbox, pack: Pack, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Stopped after gathering (as a worker that died would be), the run resumes from the store's
     checkpoint: the backends are not asked again, and the result is the full triage."""
-    from bot.triage.engine import checkpointer_for
+    from bot.triage.checkpoints import checkpointer_for
     from bot.triage.graph import TriageDeps, build_graph, run
 
     deps = build_deps(replay_settings(sandbox, database_url), config=BotConfig(), nvml=sandbox.nvml)
@@ -148,5 +148,7 @@ def test_an_interrupted_triage_resumes_from_its_checkpoint(
     assert (
         rerun.code == resumed.code and len(sandbox.elasticsearch.requests) > searches
     )  # a new run asks anew
+    # Every type the state holds is one the serializer was told about: nothing warned, nothing blocked.
+    assert not [r for r in caplog.records if "msgpack" in r.getMessage()]
     getattr(saver, "conn").close()  # noqa: B009
     deps.close()

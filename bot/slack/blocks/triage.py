@@ -1,0 +1,141 @@
+"""The triage post: its tag and root-cause code, the hypothesis with its confidence, the evidence
+with links, the blast radius, what could not be seen, and each proposed action with its buttons.
+
+Every text is cut to Block Kit's limits (a long evidence list ends with how many were left out);
+block ids carry the run, so an update of the message gets fresh ones, as Slack asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+
+from bot.domain import ActionProposal, Incident, StoredTriage
+from bot.slack.blocks.text import FIELD, HEADER, SECTION, cut, escape, link
+from bot.slack.ids import ActionId
+
+MAX_EVIDENCE = 8
+MAX_ACTIONS = 5
+CATEGORY_MARK = {
+    "infrastructure": ":building_construction:",
+    "model_config": ":package:",
+    "inference_engine": ":gear:",
+    "operational": ":traffic_light:",
+}
+
+
+def triage_text(incident: Incident, triage: StoredTriage) -> str:
+    r = triage.result
+    return cut(
+        f"Incident {incident.id} triage: {r.category} / {r.code} ({r.confidence:.0%}) — {r.hypothesis}", 400
+    )
+
+
+def _evidence_line(item: dict[str, Any]) -> str:
+    summary = cut(str(item.get("summary", "")), 240)
+    target = item.get("link")
+    source = escape(str(item.get("source", "")))
+    if isinstance(target, str) and target.startswith(("http://", "https://")):
+        return f"• `{source}` {link(target, summary)}"
+    return f"• `{source}` {escape(summary)}"
+
+
+def evidence_section(evidence: Sequence[dict[str, Any]]) -> SectionBlock:
+    lines = [_evidence_line(e) for e in evidence[:MAX_EVIDENCE]]
+    left = len(evidence) - len(lines)
+    text = "*Evidence*\n" + ("\n".join(lines) if lines else "_none_")
+    more = f"\n… and {left} more (`incident-bot incidents show`)" if left else ""
+    return SectionBlock(text=MarkdownTextObject(text=cut(text, SECTION - len(more)) + more))
+
+
+def action_blocks(proposal: ActionProposal, run: int, *, number: int) -> list[Block]:
+    action = proposal.action
+    what = f"*{number}. {action.kind.value.replace('_', ' ')}* `{escape(action.target)}`"
+    why = f" — {escape(action.rationale)}" if action.rationale else ""
+    undo = f"\n_Undo:_ {escape(action.undo)}" if action.undo else ""
+    confirm = ConfirmObject(
+        title=cut(f"Run {action.kind.value}?", 100),
+        text=cut(f"{action.kind.value} on {action.target}. {action.undo}", 300),
+        confirm="Approve",
+        deny="Cancel",
+    )
+    buttons = [
+        ButtonElement(
+            text="Approve",
+            action_id=ActionId.APPROVE.value,
+            value=str(proposal.id),
+            style="primary",
+            confirm=confirm,
+        ),
+        ButtonElement(text="Reject", action_id=ActionId.REJECT.value, value=str(proposal.id)),
+    ]
+    return [
+        SectionBlock(text=MarkdownTextObject(text=cut(what + why + undo, SECTION))),
+        ActionsBlock(block_id=f"proposal-{proposal.id}-run-{run}", elements=buttons),
+    ]
+
+
+def triage_blocks(
+    incident: Incident,
+    triage: StoredTriage,
+    proposals: Sequence[ActionProposal],
+    *,
+    runbook_url: str | None = None,
+) -> list[Block]:
+    r = triage.result
+    mark = CATEGORY_MARK.get(r.category.value, ":mag:")
+    label = "Triage" if triage.run == 1 else f"Triage run {triage.run}"
+    fields = [
+        f"*Category*\n{mark} `{r.category.value}`",
+        f"*Root cause*\n`{escape(r.code)}`",
+        f"*Confidence*\n{r.confidence:.0%} ({r.engine})",
+        f"*Runbook*\n{link(runbook_url, r.runbook.rsplit('/', 1)[-1]) if r.runbook else '-'}",
+    ]
+    blocks: list[Block] = [
+        HeaderBlock(text=cut(f"{label}: {r.category.value} · {r.code}", HEADER)),
+        SectionBlock(text=MarkdownTextObject(text=cut(escape(r.hypothesis), SECTION))),
+        SectionBlock(fields=[MarkdownTextObject(text=cut(f, FIELD)) for f in fields]),
+        evidence_section(r.evidence),
+        SectionBlock(text=MarkdownTextObject(text=cut("*Blast radius*\n" + escape(r.blast_radius), SECTION))),
+    ]
+    if r.gaps:
+        gaps = "; ".join(escape(g) for g in r.gaps)
+        blocks.append(
+            ContextBlock(elements=[MarkdownTextObject(text=cut(f":eyes: Not seen: {gaps}", SECTION))])
+        )
+    blocks.append(DividerBlock())
+    if proposals:
+        blocks.append(
+            SectionBlock(
+                text=PlainTextObject(
+                    text="Proposed first moves (each reversible; nothing runs without approval):"
+                )
+            )
+        )
+        for number, proposal in enumerate(proposals[:MAX_ACTIONS], start=1):
+            blocks += action_blocks(proposal, triage.run, number=number)
+    else:
+        blocks.append(
+            SectionBlock(text=PlainTextObject(text="No action of the catalog helps here: see the runbook."))
+        )
+    total = r.timings_ms.get("total")
+    took = f" in {total / 1000:.1f} s" if total else ""
+    blocks.append(
+        ContextBlock(
+            elements=[MarkdownTextObject(text=f"Incident {incident.id} · triage run {triage.run}{took}")]
+        )
+    )
+    return blocks

@@ -25,10 +25,17 @@ from bot.sandbox.openai import OpenAIStandIn, ScriptedReply
 from bot.sandbox.pack import Pack
 from bot.sandbox.prometheus import PrometheusRunner
 from bot.sandbox.server import ServerThread
-from bot.sandbox.slack import SlackStandIn
+from bot.sandbox.slack import SlackStandIn, SlackUser
 
 SLACK_TOKEN = "xoxb-sandbox"
 SLACK_SIGNING_SECRET = "sandbox-signing-secret"
+# The sandbox workspace: a few responders to invite by ID, e-mail or user group.
+SLACK_USERS = (
+    SlackUser(id="U0ANA", name="ana", real_name="Ana Ruiz", email="ana@example.com"),
+    SlackUser(id="U0BOB", name="bob", real_name="Bob Okafor", email="bob@example.com"),
+    SlackUser(id="U0CAROL", name="carol", real_name="Carol Lin", email="carol@example.com"),
+)
+SLACK_GROUPS = {"S0ONCALL": ["U0BOB", "U0CAROL"]}
 OPENAI_KEY = "sk-sandbox"
 OPENAI_MODEL = "sandbox-model"
 
@@ -94,7 +101,7 @@ class Sandbox:
                 KUBECONFIG=str(self._kubeconfig(self.urls["kubernetes"])),
                 KUBERNETES_NAMESPACE=pack.meta.namespace,
             )
-        self.slack = SlackStandIn(token=SLACK_TOKEN)
+        self.slack = SlackStandIn(token=SLACK_TOKEN, users=SLACK_USERS, usergroups=SLACK_GROUPS)
         self.urls["slack"] = self._serve(self.slack.app, "slack") + "/api/"
         env.update(
             SLACK_API_URL=self.urls["slack"],

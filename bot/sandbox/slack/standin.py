@@ -13,7 +13,8 @@ on demand, so tests exercise the same code paths production does:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.parser import BytesParser
@@ -70,9 +71,11 @@ class SlackStandIn(SlackMethods):
         users: Iterable[SlackUser] = (),
         usergroups: Mapping[str, list[str]] = _NO_GROUPS,
         bot_user_id: str = "UBOT",
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        """`clock` (seconds) ages trigger ids; tests pass one they can wind on."""
         self.token = token
-        super().__init__(users=users, usergroups=usergroups, bot_user_id=bot_user_id)
+        super().__init__(users=users, usergroups=usergroups, bot_user_id=bot_user_id, clock=clock)
         self.calls: list[SlackCall] = []
         self._limits: dict[str, _RateLimit] = {}
         self._methods = self._method_table()

@@ -17,6 +17,7 @@ from bot.sandbox.server import ServerThread
 from bot.sandbox.slack import SlackStandIn, SlackUser
 
 TOKEN = "xoxb-sandbox"
+APP_TOKEN = "xapp-sandbox"
 ANA = SlackUser(id="U0ANA", name="ana", real_name="Ana Ops", email="ana@example.com")
 BEN = SlackUser(id="U0BEN", name="ben", email="Ben@Example.com")
 
@@ -40,6 +41,7 @@ def clock() -> Clock:
 def standin(clock: Clock) -> SlackStandIn:
     return SlackStandIn(
         token=TOKEN,
+        app_token=APP_TOKEN,
         users=[ANA, BEN],
         usergroups={"S0ONCALL": ["U0ANA", "U0BEN"]},
         clock=clock,
@@ -104,6 +106,12 @@ def test_missing_token_is_not_authed(server: ServerThread, standin: SlackStandIn
 def test_wrong_token_is_invalid_auth(server: ServerThread) -> None:
     stranger = WebClient(token="xoxb-wrong", base_url=server.url + "/api/")
     assert error_of(stranger.auth_test).response["error"] == "invalid_auth"
+
+
+def test_app_level_token_is_refused_by_web_api_methods(server: ServerThread) -> None:
+    app_level = WebClient(token=APP_TOKEN, base_url=server.url + "/api/")
+    failure = error_of(lambda: app_level.chat_postMessage(channel="C0ANY", text="x"))
+    assert failure.response["error"] == "not_allowed_token_type"
 
 
 def test_unknown_method(slack: WebClient) -> None:

@@ -17,13 +17,35 @@ from bot.sandbox.server import ServerThread
 from bot.sandbox.slack import SlackStandIn, SlackUser
 
 TOKEN = "xoxb-sandbox"
+APP_TOKEN = "xapp-sandbox"
 ANA = SlackUser(id="U0ANA", name="ana", real_name="Ana Ops", email="ana@example.com")
 BEN = SlackUser(id="U0BEN", name="ben", email="Ben@Example.com")
 
 
+class Clock:
+    """A clock the test winds on, for what Slack lets expire (trigger ids)."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
 @pytest.fixture
-def standin() -> SlackStandIn:
-    return SlackStandIn(token=TOKEN, users=[ANA, BEN], usergroups={"S0ONCALL": ["U0ANA", "U0BEN"]})
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def standin(clock: Clock) -> SlackStandIn:
+    return SlackStandIn(
+        token=TOKEN,
+        app_token=APP_TOKEN,
+        users=[ANA, BEN],
+        usergroups={"S0ONCALL": ["U0ANA", "U0BEN"]},
+        clock=clock,
+    )
 
 
 @pytest.fixture
@@ -84,6 +106,12 @@ def test_missing_token_is_not_authed(server: ServerThread, standin: SlackStandIn
 def test_wrong_token_is_invalid_auth(server: ServerThread) -> None:
     stranger = WebClient(token="xoxb-wrong", base_url=server.url + "/api/")
     assert error_of(stranger.auth_test).response["error"] == "invalid_auth"
+
+
+def test_app_level_token_is_refused_by_web_api_methods(server: ServerThread) -> None:
+    app_level = WebClient(token=APP_TOKEN, base_url=server.url + "/api/")
+    failure = error_of(lambda: app_level.chat_postMessage(channel="C0ANY", text="x"))
+    assert failure.response["error"] == "not_allowed_token_type"
 
 
 def test_unknown_method(slack: WebClient) -> None:
@@ -182,6 +210,112 @@ def test_topic_needs_membership_until_joined(slack: WebClient, standin: SlackSta
     slack.conversations_join(channel=general.id)
     assert slack.conversations_setTopic(channel=general.id, topic="hi")["ok"] is True
     assert slack.conversations_join(channel=general.id)["warning"] == "already_in_channel"
+
+
+def test_info_counts_members_only_when_asked(slack: WebClient, channel_id: str) -> None:
+    assert "num_members" not in slack.conversations_info(channel=channel_id)["channel"]
+    counted = slack.conversations_info(channel=channel_id, include_num_members=True)["channel"]
+    assert counted["num_members"] == 1
+
+
+def test_members_are_paged_with_cursors(slack: WebClient, channel_id: str) -> None:
+    slack.conversations_invite(channel=channel_id, users="U0ANA,U0BEN")
+    first = slack.conversations_members(channel=channel_id, limit=2)
+    assert first["members"] == ["UBOT", "U0ANA"]
+    cursor = first["response_metadata"]["next_cursor"]
+    rest = slack.conversations_members(channel=channel_id, limit=2, cursor=cursor)
+    assert (rest["members"], rest["response_metadata"]["next_cursor"]) == (["U0BEN"], "")
+
+
+def test_users_conversations_pages_through_the_bots_channels(slack: WebClient, standin: SlackStandIn) -> None:
+    ids = [slack.conversations_create(name=f"inc-{n}")["channel"]["id"] for n in range(5)]
+    standin.add_channel("general", members=["U0ANA"])
+    slack.conversations_create(name="inc-private", is_private=True)
+    seen: list[str] = []
+    cursor = ""
+    pages = 0
+    while True:
+        answer = slack.users_conversations(limit=2, cursor=cursor or None)
+        seen += [channel["id"] for channel in answer["channels"]]
+        pages += 1
+        cursor = answer["response_metadata"]["next_cursor"]
+        if not cursor:
+            break
+    assert (seen, pages) == (ids, 3)
+    listed = slack.users_conversations()["channels"][0]
+    assert listed == slack.conversations_info(channel=ids[0])["channel"]
+
+
+def test_users_conversations_types_and_other_users(slack: WebClient, standin: SlackStandIn) -> None:
+    public = slack.conversations_create(name="inc-public")["channel"]["id"]
+    private = slack.conversations_create(name="inc-private", is_private=True)["channel"]["id"]
+    direct = slack.chat_postMessage(channel="U0ANA", text="you are IC")["channel"]
+    both = slack.users_conversations(types="public_channel,private_channel")["channels"]
+    assert [channel["id"] for channel in both] == [public, private]
+    assert [channel["id"] for channel in slack.users_conversations(types="im")["channels"]] == [direct]
+    slack.conversations_invite(channel=public, users="U0ANA")
+    hidden = standin.add_channel("ana-private", members=["U0ANA"], is_private=True)
+    anas = slack.users_conversations(user="U0ANA", types="public_channel,private_channel,im")["channels"]
+    assert [channel["id"] for channel in anas] == [public, direct]
+    assert hidden.id not in [channel["id"] for channel in anas]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"limit": 0}, "invalid_limit"),
+        ({"limit": 1001}, "invalid_limit"),
+        ({"cursor": "bm90LWEtY3Vyc29y"}, "invalid_cursor"),
+        ({"cursor": "%%%"}, "invalid_cursor"),
+        ({"types": "public_channel,groups"}, "invalid_types"),
+        ({"user": "U0NOBODY"}, "user_not_found"),
+    ],
+)
+def test_users_conversations_errors(
+    slack: WebClient, channel_id: str, kwargs: dict[str, Any], error: str
+) -> None:
+    assert error_of(lambda: slack.users_conversations(**kwargs)).response["error"] == error
+
+
+def test_archived_channel_refuses_writes_but_keeps_its_name(slack: WebClient, channel_id: str) -> None:
+    ts = slack.chat_postMessage(channel=channel_id, text="SEV1")["ts"]
+    assert slack.conversations_archive(channel=channel_id)["ok"] is True
+    assert slack.conversations_info(channel=channel_id)["channel"]["is_archived"] is True
+    refused = {
+        "already_archived": lambda: slack.conversations_archive(channel=channel_id),
+        "name_taken": lambda: slack.conversations_create(name="inc-20250101-gpu-oom"),
+        "is_archived": lambda: slack.chat_postMessage(channel=channel_id, text="x"),
+        "is_inactive": lambda: slack.chat_update(channel=channel_id, ts=ts, text="x"),
+    }
+    for error, call in refused.items():
+        assert error_of(call).response["error"] == error
+    for call in (
+        lambda: slack.conversations_setTopic(channel=channel_id, topic="closed"),
+        lambda: slack.conversations_invite(channel=channel_id, users="U0ANA"),
+        lambda: slack.conversations_join(channel=channel_id),
+    ):
+        assert error_of(call).response["error"] == "is_archived"
+
+
+def test_users_conversations_exclude_archived(slack: WebClient, channel_id: str) -> None:
+    live = slack.conversations_create(name="inc-live")["channel"]["id"]
+    slack.conversations_archive(channel=channel_id)
+    assert [c["id"] for c in slack.users_conversations()["channels"]] == [channel_id, live]
+    assert [c["id"] for c in slack.users_conversations(exclude_archived=True)["channels"]] == [live]
+
+
+def test_archive_errors(slack: WebClient, standin: SlackStandIn) -> None:
+    general = standin.add_channel("general", members=["UBOT", "U0ANA"], is_general=True)
+    elsewhere = standin.add_channel("random", members=["U0ANA"])
+    direct = slack.chat_postMessage(channel="U0ANA", text="hi")["channel"]
+    cases = {
+        general.id: "cant_archive_general",
+        elsewhere.id: "not_in_channel",
+        direct: "method_not_supported_for_channel_type",
+        "C0MISSING": "channel_not_found",
+    }
+    for channel, error in cases.items():
+        assert error_of(lambda c=channel: slack.conversations_archive(channel=c)).response["error"] == error
 
 
 # -- messages -------------------------------------------------------------------------------------
@@ -367,13 +501,45 @@ def test_blocks_as_a_form_encoded_json_string(slack: WebClient, channel_id: str)
     assert failure.response["error"] == "invalid_blocks_format"
 
 
-def test_update_replaces_text_and_blocks(slack: WebClient, standin: SlackStandIn, channel_id: str) -> None:
+def test_update_with_blocks_replaces_them(slack: WebClient, standin: SlackStandIn, channel_id: str) -> None:
     ts = slack.chat_postMessage(channel=channel_id, text="SEV1", blocks=[section("open")])["ts"]
     updated = slack.chat_update(channel=channel_id, ts=ts, text="SEV1", blocks=[section("mitigated")])
     assert updated["message"]["blocks"] == [section("mitigated")]
-    slack.chat_update(channel=channel_id, ts=ts, text="resolved")
+    message = standin.channel(channel_id).messages[0]
+    # Slack shows no "edited" mark on an update that carries blocks.
+    assert (message.text, message.blocks, message.edited) == ("SEV1", [section("mitigated")], False)
+
+
+def test_update_with_text_and_no_blocks_drops_the_blocks(
+    slack: WebClient, standin: SlackStandIn, channel_id: str
+) -> None:
+    """Slack renders the new text instead: previous blocks survive only an update without text."""
+    ts = slack.chat_postMessage(channel=channel_id, text="SEV1", blocks=[section("open")])["ts"]
+    answer = slack.chat_update(channel=channel_id, ts=ts, text="resolved")
+    assert "blocks" not in answer["message"]
     message = standin.channel(channel_id).messages[0]
     assert (message.text, message.blocks, message.edited) == ("resolved", [], True)
+
+
+def test_update_with_an_empty_block_list_removes_them(
+    slack: WebClient, standin: SlackStandIn, channel_id: str
+) -> None:
+    ts = slack.chat_postMessage(channel=channel_id, text="SEV1", blocks=[section("open")])["ts"]
+    slack.chat_update(channel=channel_id, ts=ts, text="SEV1 closed", blocks=[])
+    message = standin.channel(channel_id).messages[0]
+    assert (message.text, message.blocks) == ("SEV1 closed", [])
+    nothing = {"channel": channel_id, "ts": ts, "blocks": []}
+    assert error_of(lambda: slack.api_call("chat.update", json=nothing)).response["error"] == "no_text"
+
+
+def test_update_without_text_or_blocks_keeps_both(
+    slack: WebClient, standin: SlackStandIn, channel_id: str
+) -> None:
+    ts = slack.chat_postMessage(channel=channel_id, text="SEV1", blocks=[section("open")])["ts"]
+    paged = [{"fallback": "paged", "color": "#d00000", "text": "on-call paged"}]
+    slack.chat_update(channel=channel_id, ts=ts, attachments=paged)
+    message = standin.channel(channel_id).messages[0]
+    assert (message.text, message.blocks, message.attachments) == ("SEV1", [section("open")], paged)
 
 
 def test_update_errors(slack: WebClient, channel_id: str) -> None:
@@ -504,11 +670,30 @@ def test_views_open(slack: WebClient, standin: SlackStandIn) -> None:
 def test_views_open_errors(slack: WebClient) -> None:
     failure = error_of(lambda: slack.views_open(trigger_id="", view=modal([])))
     assert failure.response["error"] == "invalid_arguments"
-    slack.views_open(trigger_id="t1", view=modal([{"type": "divider"}] * 100))
-    failure = error_of(lambda: slack.views_open(trigger_id="t2", view=modal([{"type": "divider"}] * 101)))
+    slack.views_open(trigger_id="1.1.a1", view=modal([{"type": "divider"}] * 100))
+    failure = error_of(lambda: slack.views_open(trigger_id="1.2.a2", view=modal([{"type": "divider"}] * 101)))
     assert failure.response["error"] == "invalid_arguments"
     expected = "[ERROR] no more than 100 items allowed [json-pointer:/view/blocks]"
     assert failure.response["response_metadata"]["messages"] == [expected]
+    assert error_of(lambda: slack.views_open(trigger_id="t1", view=modal([]))).response["error"] == (
+        "invalid_trigger_id"
+    )
+    huge = modal([section("x" * 3000)] * 90)
+    assert error_of(lambda: slack.views_open(trigger_id="1.3.a3", view=huge)).response["error"] == (
+        "view_too_large"
+    )
+
+
+def test_trigger_ids_expire_after_three_seconds(
+    slack: WebClient, standin: SlackStandIn, clock: Clock
+) -> None:
+    fresh, stale = standin.trigger_id(), standin.trigger_id()
+    clock.now += 3
+    assert slack.views_open(trigger_id=fresh, view=modal([]))["ok"] is True
+    clock.now += 1
+    assert error_of(lambda: slack.views_open(trigger_id=stale, view=modal([]))).response["error"] == (
+        "expired_trigger_id"
+    )
 
 
 # -- rate limiting --------------------------------------------------------------------------------

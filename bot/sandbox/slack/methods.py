@@ -2,17 +2,18 @@
 
 Each handler takes the call's arguments (read through `args`) and returns the body of an `ok` answer
 or raises `SlackError` with the code Slack would send (`name_taken`, `not_in_channel`, ...). They sit
-on top of the workspace state in `state`; authentication, rate limiting and HTTP stay in `standin`,
-which looks handlers up in `_method_table`.
+on top of the workspace state in `state` (the conversation ones in `conversations`); authentication,
+rate limiting and HTTP stay in `standin`, which looks handlers up in `_method_table`.
 """
 
 from __future__ import annotations
 
+import json
 import re
-import time
 
 from bot.sandbox.slack.args import Args, Handler
 from bot.sandbox.slack.blocks import check_view
+from bot.sandbox.slack.conversations import ConversationMethods
 from bot.sandbox.slack.state import (
     APP_ID,
     BOT_ID,
@@ -25,32 +26,24 @@ from bot.sandbox.slack.state import (
     OpenedView,
     SlackError,
     SlackFile,
-    SlackWorkspace,
     invalid_arguments,
 )
 
-CHANNEL_NAME = re.compile(r"[a-z0-9_-]+")
-MAX_CHANNEL_NAME = 80
-MAX_TOPIC = 250
 MAX_TEXT = 40_000
 MAX_BOOKMARKS = 100
+TRIGGER_ID = re.compile(r"\d+\.\d+\.[0-9a-f]+")
+TRIGGER_LIFETIME = 3
+MAX_VIEW_BYTES = 250 * 1024
 
 
-class SlackMethods(SlackWorkspace):
+class SlackMethods(ConversationMethods):
     """The per-method handlers, working on the workspace state they inherit."""
 
     # -- methods -----------------------------------------------------------------------------
 
     def _method_table(self) -> dict[str, Handler]:
-        return {
+        return self._conversation_methods() | {
             "auth.test": self._auth_test,
-            "conversations.create": self._conversations_create,
-            "conversations.info": self._conversations_info,
-            "conversations.invite": self._conversations_invite,
-            "conversations.join": self._conversations_join,
-            "conversations.members": self._conversations_members,
-            "conversations.setTopic": self._set_text("topic"),
-            "conversations.setPurpose": self._set_text("purpose"),
             "chat.postMessage": self._chat_post_message,
             "chat.update": self._chat_update,
             "chat.postEphemeral": self._chat_post_ephemeral,
@@ -76,77 +69,6 @@ class SlackMethods(SlackWorkspace):
             "is_enterprise_install": False,
         }
 
-    def _conversations_create(self, args: Args) -> Answer:
-        name = args.need("name", "invalid_name_required")
-        if len(name) > MAX_CHANNEL_NAME:
-            raise SlackError("invalid_name_maxlength")
-        if not CHANNEL_NAME.fullmatch(name):
-            raise SlackError("invalid_name_specials")
-        if not name.strip("-_"):
-            raise SlackError("invalid_name_punctuation")
-        if self._by_name(name) is not None:
-            raise SlackError("name_taken")
-        channel = self._new_channel(
-            name, creator=self.bot_user_id, members=[self.bot_user_id], is_private=args.flag("is_private")
-        )
-        return {"channel": channel.to_api(self.bot_user_id)}
-
-    def _conversations_info(self, args: Args) -> Answer:
-        return {"channel": self._channel(args.get("channel")).to_api(self.bot_user_id)}
-
-    def _conversations_invite(self, args: Args) -> Answer:
-        channel = self._joined(args.get("channel"))
-        failures: list[Answer] = []
-        invited: list[str] = []
-        for user_id in args.csv("users", "no_user"):
-            error = self._invite_error(channel, user_id)
-            if error:
-                failures.append({"user": user_id, "ok": False, "error": error})
-            else:
-                invited.append(user_id)
-        if failures and not args.flag("force"):
-            raise SlackError(failures[0]["error"], errors=failures)
-        channel.members.extend(dict.fromkeys(invited))
-        answer: Answer = {"channel": channel.to_api(self.bot_user_id)}
-        if failures:
-            answer["errors"] = failures
-        return answer
-
-    def _invite_error(self, channel: Channel, user_id: str) -> str | None:
-        if user_id == self.bot_user_id:
-            return "cant_invite_self"
-        if user_id not in self.users:
-            return "user_not_found"
-        if user_id in channel.members:
-            return "already_in_channel"
-        return None
-
-    def _conversations_join(self, args: Args) -> Answer:
-        channel = self._channel(args.get("channel"))
-        if channel.is_private or channel.is_im:
-            raise SlackError("method_not_supported_for_channel_type")
-        if self.bot_user_id in channel.members:
-            return {"channel": channel.to_api(self.bot_user_id), "warning": "already_in_channel"}
-        channel.members.append(self.bot_user_id)
-        return {"channel": channel.to_api(self.bot_user_id)}
-
-    def _conversations_members(self, args: Args) -> Answer:
-        channel = self._channel(args.get("channel"))
-        return {"members": list(channel.members), "response_metadata": {"next_cursor": ""}}
-
-    def _set_text(self, attribute: str) -> Handler:
-        """conversations.setTopic / setPurpose: same rules, different field."""
-
-        def handler(args: Args) -> Answer:
-            channel = self._joined(args.get("channel"))
-            value = args.get(attribute) or ""
-            if len(value) > MAX_TOPIC:
-                raise SlackError("too_long")
-            setattr(channel, attribute, value)
-            return {"channel": channel.to_api(self.bot_user_id)}
-
-        return handler
-
     def _chat_post_message(self, args: Args) -> Answer:
         channel = self._post_target(args.get("channel"))
         blocks = args.blocks()
@@ -155,7 +77,7 @@ class SlackMethods(SlackWorkspace):
         if not text and not blocks and not attachments:
             raise SlackError("no_text")
         message = Message(
-            ts=self._new_ts(),
+            ts=self.new_ts(),
             user=self.bot_user_id,
             bot_id=BOT_ID,
             text=text[:MAX_TEXT],
@@ -174,20 +96,28 @@ class SlackMethods(SlackWorkspace):
         return (parent.thread_ts or thread_ts) if parent else thread_ts
 
     def _chat_update(self, args: Args) -> Answer:
+        """Slack's rule: blocks sent (`[]` included) replace the old ones; text sent without blocks
+        drops them (the text is rendered instead); only an update with neither, e.g. attachments
+        alone, keeps them. The "edited" mark shows for text updates, not for block updates."""
         channel = self._channel(args.get("channel"))
         message = channel.message(args.need("ts", "message_not_found"))
         if message is None:
             raise SlackError("message_not_found")
         if message.user != self.bot_user_id:
             raise SlackError("cant_update_message")
+        if channel.is_archived:
+            raise SlackError("is_inactive")
         blocks = args.blocks()
         text = args.get("text")
-        if text is None and blocks is None:
+        attachments = args.attachments() if args.get("attachments") is not None else None
+        if text is None and not blocks and not attachments:
             raise SlackError("no_text")
-        # Sending text without blocks drops the old blocks, as it does on Slack.
-        message.blocks = blocks or []
-        message.text = (text or "")[:MAX_TEXT]
-        message.edited = True
+        if blocks is not None or text is not None:
+            message.blocks = blocks or []
+            message.text = (text or "")[:MAX_TEXT]
+        if attachments is not None:
+            message.attachments = attachments
+        message.edited = blocks is None
         return {"channel": channel.id, "ts": message.ts, "text": message.text, "message": message.to_api()}
 
     def _chat_post_ephemeral(self, args: Args) -> Answer:
@@ -200,7 +130,7 @@ class SlackMethods(SlackWorkspace):
         if not text and not blocks:
             raise SlackError("no_text")
         ephemeral = Ephemeral(
-            ts=self._new_ts(),
+            ts=self.new_ts(),
             user=user.id,
             text=text[:MAX_TEXT],
             blocks=blocks or [],
@@ -226,7 +156,7 @@ class SlackMethods(SlackWorkspace):
             type="link",
             link=link,
             emoji=args.get("emoji"),
-            date_created=int(time.time()),
+            date_created=int(self.clock()),
         )
         channel.bookmarks.append(bookmark)
         return {"bookmark": bookmark.to_api()}
@@ -258,12 +188,20 @@ class SlackMethods(SlackWorkspace):
         return {"users": list(members)}
 
     def _views_open(self, args: Args) -> Answer:
+        """A trigger opens one view, within 3 seconds of the interaction that issued it."""
         trigger_id = args.need("trigger_id")
+        if not TRIGGER_ID.fullmatch(trigger_id):
+            raise SlackError("invalid_trigger_id")
         if any(opened.trigger_id == trigger_id for opened in self.views):
             raise SlackError("exchanged_trigger_id")
+        issued = self.triggers.get(trigger_id)
+        if issued is not None and self.clock() - issued > TRIGGER_LIFETIME:
+            raise SlackError("expired_trigger_id")
         view = args.structured("view")
         if not isinstance(view, dict):
             raise invalid_arguments("[ERROR] must provide an object [json-pointer:/view]")
+        if len(json.dumps(view).encode()) > MAX_VIEW_BYTES:
+            raise SlackError("view_too_large")
         errors = check_view(view)
         if errors:
             raise invalid_arguments(*errors)
@@ -280,7 +218,7 @@ class SlackMethods(SlackWorkspace):
             "id": opened.id,
             "team_id": TEAM_ID,
             "state": {"values": {}},
-            "hash": f"{int(time.time())}.{opened.id}",
+            "hash": f"{int(self.clock())}.{opened.id}",
             "root_view_id": opened.id,
             "app_id": APP_ID,
             "bot_id": BOT_ID,
@@ -325,7 +263,7 @@ class SlackMethods(SlackWorkspace):
             upload.channels.append(channel.id)
             channel.files.append(upload.id)
         message = Message(
-            ts=self._new_ts(),
+            ts=self.new_ts(),
             user=self.bot_user_id,
             bot_id=BOT_ID,
             text=args.get("initial_comment") or "",

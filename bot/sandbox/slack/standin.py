@@ -1,35 +1,56 @@
 """A local Slack Web API stand-in that slack_sdk talks to as if it were slack.com.
 
 The bot's Slack flow (create the incident channel, invite responders, post and update the status
-message, upload a timeline) must be testable without a workspace. This keeps the state those calls
-change, answers with the real error codes and Block Kit complaints, and can rate-limit any method
-on demand, so tests exercise the same code paths production does:
+message, upload a timeline, answer slash commands over Socket Mode) must be testable without a
+workspace. This keeps the state those calls change, answers with the real error codes and Block Kit
+complaints, and can rate-limit any method on demand, so tests exercise the same code paths
+production does:
 
     standin = SlackStandIn(users=[SlackUser(id="U1", name="ana", email="ana@example.com")])
     with ServerThread(standin.app) as server:
         client = WebClient(token="xoxb-sandbox", base_url=server.url + "/api/")
+        socket = SocketModeClient(app_token="xapp-sandbox", web_client=AsyncWebClient(base_url=...))
+
+Besides `/api/<method>` it serves the URLs Slack itself hands out: upload URLs, response URLs
+(`response_url`, `responses`) and the Socket Mode WebSocket (`socket_send`, `socket_acks`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.parser import BytesParser
 from email.policy import default as default_policy
 from types import MappingProxyType
+from typing import Any
 from urllib.parse import parse_qsl
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
 
+from bot.sandbox.slack import respond, socket_mode
 from bot.sandbox.slack.args import Args
 from bot.sandbox.slack.methods import SlackMethods
-from bot.sandbox.slack.state import Answer, Params, SlackCall, SlackError, SlackUser
+from bot.sandbox.slack.respond import ResponsePost, ResponseUrls
+from bot.sandbox.slack.socket_mode import SocketAck, SocketModeHub
+from bot.sandbox.slack.state import (
+    APP_ID,
+    TEAM_ID,
+    Answer,
+    Params,
+    SlackCall,
+    SlackError,
+    SlackUser,
+)
+
+APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
 
 _NO_GROUPS: Mapping[str, list[str]] = MappingProxyType({})
 
@@ -67,20 +88,28 @@ class SlackStandIn(SlackMethods):
         self,
         *,
         token: str = "xoxb-sandbox",
+        app_token: str = "xapp-sandbox",
         users: Iterable[SlackUser] = (),
         usergroups: Mapping[str, list[str]] = _NO_GROUPS,
         bot_user_id: str = "UBOT",
+        clock: Callable[[], float] = time.time,
     ) -> None:
+        """`clock` (seconds) ages response URLs and trigger ids; tests pass one they can wind on."""
         self.token = token
-        super().__init__(users=users, usergroups=usergroups, bot_user_id=bot_user_id)
+        self.app_token = app_token
+        super().__init__(users=users, usergroups=usergroups, bot_user_id=bot_user_id, clock=clock)
         self.calls: list[SlackCall] = []
         self._limits: dict[str, _RateLimit] = {}
-        self._methods = self._method_table()
+        self._responses = ResponseUrls(self)
+        self._socket = SocketModeHub(app_id=APP_ID)
+        self._methods = self._method_table() | {"apps.connections.open": self._apps_connections_open}
         self.app = Starlette(
             routes=[
                 Route("/api/{method}", self._api, methods=["GET", "POST"]),
                 Route("/_sandbox/ratelimit", self._ratelimit_route, methods=["POST"]),
                 Route("/_sandbox/upload/{file_id}", self._upload_route, methods=["POST"]),
+                Route(respond.ROUTE + "/{key}", self._respond_route, methods=["POST"]),
+                WebSocketRoute(socket_mode.ROUTE, self._socket_route),
             ]
         )
 
@@ -94,6 +123,64 @@ class SlackStandIn(SlackMethods):
         """The next `times` calls of `method` answer 429 with `Retry-After: retry_after`."""
         with self._lock:
             self._limits[method] = _RateLimit(times=times, retry_after=retry_after)
+
+    def response_url(
+        self, base_url: str, channel_id: str, user_id: str, *, message_ts: str | None = None
+    ) -> str:
+        """A `response_url` for a payload from `user_id` in `channel_id`, served at `base_url`.
+
+        Give `message_ts` for an interaction on a message, so `replace_original` and
+        `delete_original` act on it.
+        """
+        with self._lock:
+            return self._responses.issue(base_url, channel_id, user_id, message_ts)
+
+    def responses(self, url: str) -> list[ResponsePost]:
+        """Every POST to a response URL from `response_url`, in order, with Slack's answer to it."""
+        with self._lock:
+            return self._responses.posts(url)
+
+    def slash_command(
+        self, base_url: str, command: str, *, text: str = "", user_id: str, channel_id: str
+    ) -> dict[str, str]:
+        """A slash command's payload as Slack sends it, with a live response_url and trigger_id."""
+        channel = self.channel(channel_id)
+        return {
+            "token": "sandbox-verification-token",
+            "team_id": TEAM_ID,
+            "team_domain": "sandbox",
+            "channel_id": channel.id,
+            "channel_name": channel.name,
+            "user_id": user_id,
+            "user_name": self.users[user_id].name,
+            "command": command,
+            "text": text,
+            "api_app_id": APP_ID,
+            "is_enterprise_install": "false",
+            "response_url": self.response_url(base_url, channel.id, user_id),
+            "trigger_id": self.trigger_id(),
+        }
+
+    def socket_send(self, envelope: dict[str, Any]) -> str:
+        """Pushes a Socket Mode envelope to every connected client, returning once each has it.
+
+        Answers the envelope's `envelope_id` (made up when missing); RuntimeError when no client
+        is connected, since Slack would have nobody to deliver to either.
+        """
+        return self._socket.send_envelope(envelope)
+
+    def socket_acks(self) -> list[SocketAck]:
+        """The acks Socket Mode clients sent back, oldest first."""
+        return self._socket.acks()
+
+    def socket_disconnect(self, reason: str = "refresh_requested") -> None:
+        """Slack's `disconnect` message: a well-behaved client opens a new connection."""
+        self._socket.send({"type": "disconnect", "reason": reason, "debug_info": {"host": "applink-sandbox"}})
+
+    @property
+    def socket_connections(self) -> int:
+        """Open Socket Mode connections (a reconnecting client briefly has none)."""
+        return self._socket.connections
 
     # -- HTTP --------------------------------------------------------------------------------
 
@@ -119,10 +206,9 @@ class SlackStandIn(SlackMethods):
         handler = self._methods.get(method)
         if handler is None:
             return _Reply({"ok": False, "error": "unknown_method", "req_method": method})
-        if token is None:
-            return _Reply({"ok": False, "error": "not_authed"})
-        if token != self.token:
-            return _Reply({"ok": False, "error": "invalid_auth"})
+        error = self._token_error(method, token)
+        if error is not None:
+            return _Reply({"ok": False, "error": error})
         limited = self._take_rate_limit(method)
         if limited is not None:
             headers = {"Retry-After": str(limited)}
@@ -131,6 +217,20 @@ class SlackStandIn(SlackMethods):
             return _Reply({"ok": True, **handler(args)})
         except SlackError as exc:
             return _Reply(exc.body())
+
+    def _token_error(self, method: str, token: str | None) -> str | None:
+        """Bot token for the Web API, app-level token for Socket Mode; the other kind is refused."""
+        if token is None:
+            return "not_authed"
+        wanted, other = (
+            (self.app_token, self.token) if method in APP_TOKEN_METHODS else (self.token, self.app_token)
+        )
+        if token == other:
+            return "not_allowed_token_type"
+        return None if token == wanted else "invalid_auth"
+
+    def _apps_connections_open(self, args: Args) -> Answer:
+        return {"url": self._socket.open_url(args.base_url)}
 
     def _take_rate_limit(self, method: str) -> int | None:
         limit = self._limits.get(method)
@@ -165,6 +265,16 @@ class SlackStandIn(SlackMethods):
                 return PlainTextResponse("file not found", status_code=404)
             upload.content = body
         return PlainTextResponse(f"OK - {len(body)}")
+
+    async def _respond_route(self, request: Request) -> Response:
+        """A response URL: JSON in, Slack's plain-text answer out."""
+        body = await request.body()
+        with self._lock:
+            status, answer = self._responses.post(request.path_params["key"], body)
+        return PlainTextResponse(answer, status_code=status)
+
+    async def _socket_route(self, websocket: WebSocket) -> None:
+        await self._socket.serve(websocket)
 
 
 # -- request decoding -----------------------------------------------------------------------------

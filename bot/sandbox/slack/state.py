@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import itertools
 import mimetypes
+import secrets
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -141,6 +142,8 @@ class Channel(BaseModel):
     name: str
     is_private: bool = False
     is_im: bool = False
+    is_general: bool = False
+    is_archived: bool = False
     created: int
     creator: str
     members: list[str] = Field(default_factory=list)
@@ -160,26 +163,39 @@ class Channel(BaseModel):
             message for message in self.messages if message.thread_ts == thread_ts and message.ts != thread_ts
         ]
 
-    def to_api(self, viewer: str) -> Answer:
+    @property
+    def kind(self) -> str:
+        """The `types` name users.conversations filters on."""
+        if self.is_im:
+            return "im"
+        return "private_channel" if self.is_private else "public_channel"
+
+    def to_api(self, viewer: str, *, num_members: bool = False) -> Answer:
+        """The channel object; Slack counts members only when asked (`include_num_members`)."""
+
         def text_value(value: str) -> Answer:
             return {"value": value, "creator": self.creator if value else "", "last_set": 0}
 
-        return {
+        body: Answer = {
             "id": self.id,
             "name": self.name,
             "name_normalized": self.name,
-            "is_channel": not self.is_private and not self.is_im,
+            "is_channel": self.kind == "public_channel",
             "is_group": self.is_private,
             "is_im": self.is_im,
+            "is_mpim": False,
             "is_private": self.is_private,
-            "is_archived": False,
+            "is_general": self.is_general,
+            "is_archived": self.is_archived,
             "is_member": viewer in self.members,
             "created": self.created,
             "creator": self.creator,
-            "num_members": len(self.members),
             "topic": text_value(self.topic),
             "purpose": text_value(self.purpose),
         }
+        if num_members:
+            body["num_members"] = len(self.members)
+        return body
 
 
 class OpenedView(BaseModel):
@@ -211,15 +227,22 @@ class SlackWorkspace:
     """Workspace state in memory: members, user groups, channels, uploads and opened views."""
 
     def __init__(
-        self, *, users: Iterable[SlackUser], usergroups: Mapping[str, list[str]], bot_user_id: str
+        self,
+        *,
+        users: Iterable[SlackUser],
+        usergroups: Mapping[str, list[str]],
+        bot_user_id: str,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.bot_user_id = bot_user_id
+        self.clock = clock
         bot = SlackUser(id=bot_user_id, name="incident-bot", real_name="Incident Bot", is_bot=True)
         self.users: dict[str, SlackUser] = {bot.id: bot} | {user.id: user for user in users}
         self.usergroups: dict[str, list[str]] = {group: list(ids) for group, ids in usergroups.items()}
         self.channels: dict[str, Channel] = {}
         self.files: dict[str, SlackFile] = {}
         self.views: list[OpenedView] = []
+        self.triggers: dict[str, float] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -231,20 +254,32 @@ class SlackWorkspace:
             raise KeyError(name_or_id)
         return found
 
-    def add_channel(self, name: str, *, members: Iterable[str] = (), is_private: bool = False) -> Channel:
+    def add_channel(
+        self, name: str, *, members: Iterable[str] = (), is_private: bool = False, is_general: bool = False
+    ) -> Channel:
         """A channel that already exists, e.g. one the bot has not joined (to test `not_in_channel`)."""
         ids = list(members)
         with self._lock:
             creator = ids[0] if ids else "USLACKBOT"
-            return self._new_channel(name, creator=creator, members=ids, is_private=is_private)
+            channel = self._new_channel(name, creator=creator, members=ids, is_private=is_private)
+            channel.is_general = is_general
+            return channel
+
+    def new_ts(self) -> str:
+        """A fresh message timestamp, unique within the workspace."""
+        return f"{int(self.clock())}.{next(self._ids):06d}"
+
+    def trigger_id(self) -> str:
+        """A trigger_id as an interaction carries one: views.open takes it once, within 3 seconds."""
+        with self._lock:
+            trigger_id = f"{int(self.clock())}.{next(self._ids)}.{secrets.token_hex(16)}"
+            self.triggers[trigger_id] = self.clock()
+            return trigger_id
 
     # -- lookups -----------------------------------------------------------------------------
 
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}{next(self._ids):08X}"
-
-    def _new_ts(self) -> str:
-        return f"{int(time.time())}.{next(self._ids):06d}"
 
     def _by_name(self, name: str) -> Channel | None:
         return next((channel for channel in self.channels.values() if channel.name == name), None)
@@ -257,7 +292,7 @@ class SlackWorkspace:
             name=name,
             is_private=is_private,
             is_im=prefix == "D",
-            created=int(time.time()),
+            created=int(self.clock()),
             creator=creator,
             members=list(dict.fromkeys(members)),
         )
@@ -271,8 +306,10 @@ class SlackWorkspace:
         return channel
 
     def _joined(self, channel_id: str | None) -> Channel:
-        """A channel the bot is a member of; Slack refuses most writes elsewhere."""
+        """A live channel the bot is a member of; Slack refuses most writes elsewhere."""
         channel = self._channel(channel_id)
+        if channel.is_archived:
+            raise SlackError("is_archived")
         if self.bot_user_id not in channel.members:
             raise SlackError("not_in_channel")
         return channel
@@ -285,6 +322,8 @@ class SlackWorkspace:
         found = self.channels.get(key) or self._by_name(key)
         if found is None:
             raise SlackError("channel_not_found")
+        if found.is_archived:
+            raise SlackError("is_archived")
         if self.bot_user_id not in found.members:
             raise SlackError("not_in_channel")
         return found

@@ -79,24 +79,25 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
         return Response(body, media_type=CONTENT_TYPE_LATEST)
 
     slack_routes: list[Route] = []
-    socket_mode: Any = None
+    bolt: Any = None
     if deps.settings.slack:
         from bot.slack.app import build_bolt
         from bot.slack.app import slack_routes as http_routes
 
         bolt = build_bolt(deps)
-        if deps.settings.slack_app_token is not None:
-            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-
-            socket_mode = AsyncSocketModeHandler(bolt, deps.settings.slack_app_token.get_secret_value())
-        else:
+        if deps.settings.slack_app_token is None:
             slack_routes = http_routes(bolt)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         if run_worker:
             deps.worker.start()
-        if socket_mode is not None:
+        socket_mode: Any = None
+        if bolt is not None and deps.settings.slack_app_token is not None:
+            from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+            # Built on the server's loop: its aiohttp session belongs to the loop that makes it.
+            socket_mode = AsyncSocketModeHandler(bolt, deps.settings.slack_app_token.get_secret_value())
             await socket_mode.connect_async()
         try:
             yield

@@ -47,7 +47,9 @@ def replay_settings(
         for key, value in sandbox.env.items()
         if value and (slack or not key.startswith("SLACK_"))
     }
-    values.update(database_url=database_url, worker_threads=0, kubernetes_in_cluster=False, **overrides)
+    values.update(
+        {"worker_threads": 0, "kubernetes_in_cluster": False, **overrides, "database_url": database_url}
+    )
     return Settings.model_validate(values)
 
 

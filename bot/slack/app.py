@@ -24,9 +24,8 @@ def build_bolt(deps: Deps) -> AsyncApp:
     assert settings.slack_bot_token is not None, "Slack is not configured"
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     app = AsyncApp(
-        token=settings.slack_bot_token.get_secret_value(),
         signing_secret=secret,
-        client=async_web_client(settings),
+        client=async_web_client(settings),  # carries the bot token
         # Socket Mode traffic is not signed (it comes over the app-token WebSocket); HTTP always is.
         request_verification_enabled=secret is not None,
     )

@@ -25,18 +25,12 @@ from bot.domain import ChatChannel, Incident
 from bot.publish import PublishError
 from bot.slack.blocks.announcement import announcement_blocks, announcement_text
 from bot.slack.blocks.text import cut
-from bot.slack.client import ChannelPacer
+from bot.slack.client import SLACK_FAULTS, ChannelPacer, failed
 from bot.slack.names import candidates, channel_name
 
 LEASE = timedelta(seconds=60)
 WAIT_FOR_OTHER = 15.0  # seconds to wait for another worker's claim before giving the job back
 TOPIC = 250  # Slack's limit on a topic or a purpose
-
-
-def failed(exc: SlackApiError, call: str) -> PublishError:
-    """A refused call, said as `call: error` (the timeline and the job's last error show it)."""
-    error = exc.response.get("error") if exc.response is not None else None
-    return PublishError(f"{call}: {error or exc}")
 
 
 class ChannelSetup:
@@ -89,6 +83,8 @@ class ChannelSetup:
                 if exc.response.get("error") == "name_taken":
                     continue  # another channel, or an archived one, has it
                 raise failed(exc, "conversations.create") from exc
+            except OSError as exc:
+                raise failed(exc, "conversations.create") from exc
             return str(created["channel"]["id"]), name
         raise PublishError(f"conversations.create: every name from {names[0]} to {names[-1]} is taken")
 
@@ -111,7 +107,7 @@ class ChannelSetup:
                 cursor = (page.get("response_metadata") or {}).get("next_cursor")
                 if not cursor:
                     return None
-        except SlackApiError as exc:
+        except SLACK_FAULTS as exc:
             raise failed(exc, "users.conversations") from exc
 
     # -- furnishing ----------------------------------------------------------------------------
@@ -124,7 +120,7 @@ class ChannelSetup:
                 return
             try:
                 value = work()
-            except SlackApiError as exc:
+            except SLACK_FAULTS as exc:
                 raise failed(exc, call) from exc
             self._store.step_done(incident.id, key, owner=owner, value=value if value is not None else True)
 

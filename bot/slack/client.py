@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -21,10 +22,25 @@ from slack_sdk.http_retry.builtin_handlers import (
 from slack_sdk.http_retry.handler import RetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.publish import PublishError
 from bot.settings import Settings
 
 RATE_LIMIT_RETRIES = 3
 TIMEOUT_SECONDS = 15
+
+
+# What a Web API call raises when Slack refuses it, or cannot be reached (urllib's URLError and
+# timeouts are OSErrors) once the retry handlers have given up.
+SLACK_FAULTS = (SlackApiError, OSError)
+
+
+def failed(exc: Exception, call: str) -> PublishError:
+    """A call that did not get through, said as `call: error` (the timeline and the job's last
+    error show it)."""
+    if isinstance(exc, SlackApiError):
+        error = exc.response.get("error") if exc.response is not None else None
+        return PublishError(f"{call}: {error or exc}")
+    return PublishError(f"{call}: Slack unreachable ({exc})")
 
 
 def _token(settings: Settings) -> str:
@@ -62,18 +78,42 @@ def async_web_client(settings: Settings) -> AsyncWebClient:
 
 
 class ChannelPacer:
-    """Spaces the posts to one channel at least `interval` seconds apart, across this process's threads."""
+    """Posts to one channel at about one a second, with a short burst allowed (Slack's own rule for
+    chat.postMessage), across this process's threads.
 
-    def __init__(self, interval: float = 1.0, *, clock: Callable[[], float] = time.monotonic) -> None:
+    A virtual-time bucket: each channel has the time its next post is due at the sustained rate;
+    a post may go up to `burst - 1` intervals ahead of it. The announcement, the progress message
+    and the triage post of a quick triage go out at once; a run of edits is held to one a second.
+    """
+
+    def __init__(
+        self, interval: float = 1.0, *, burst: int = 3, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._interval = interval
+        self._ahead = max(0, burst - 1) * interval
         self._clock = clock
-        self._next: dict[str, float] = {}
+        self._due: dict[str, float] = {}
         self._lock = threading.Lock()
 
+    def _reserve(self, channel: str, now: float, *, wait: bool) -> float | None:
+        due = self._due.get(channel, now)
+        at = max(now, due - self._ahead)
+        if at > now and not wait:
+            return None
+        self._due[channel] = max(due, at) + self._interval
+        return at
+
     def wait(self, channel: str) -> None:
+        """Returns when a post to `channel` may go (its slot is taken)."""
         with self._lock:
             now = self._clock()
-            at = max(now, self._next.get(channel, now))
-            self._next[channel] = at + self._interval
+            at = self._reserve(channel, now, wait=True)
+        assert at is not None
         if at > now:
             time.sleep(at - now)
+
+    def try_take(self, channel: str) -> bool:
+        """A post to `channel` now, if one may go; False (and nothing taken) when it is too soon.
+        For edits that the next one supersedes anyway, so waiting would only slow the caller."""
+        with self._lock:
+            return self._reserve(channel, self._clock(), wait=False) is not None

@@ -26,9 +26,9 @@ from bot.publish import PublishError
 from bot.slack.blocks.notices import resolved_blocks
 from bot.slack.blocks.progress import ProgressView
 from bot.slack.blocks.triage import triage_blocks, triage_text
-from bot.slack.channels import ChannelSetup, failed
+from bot.slack.channels import ChannelSetup
 from bot.slack.charts import Chart, Mark, render
-from bot.slack.client import ChannelPacer
+from bot.slack.client import SLACK_FAULTS, ChannelPacer, failed
 from bot.triage.progress import Progress, ProgressEvent
 from tools.prometheus import PrometheusTool
 from tools.result import Window, parse_time
@@ -90,7 +90,7 @@ class SlackPublisher:
                         "ts"
                     ]
                 )
-        except SlackApiError as exc:
+        except SLACK_FAULTS as exc:
             raise failed(exc, "chat.update" if posted else "chat.postMessage") from exc
         self._store.record_message(incident.id, "triage", channel_id=cid, ts=ts, run=run)
         self._post_chart(incident, triage, cid, ts)
@@ -105,7 +105,7 @@ class SlackPublisher:
             self._client.chat_postMessage(
                 channel=channel.channel_id, text=text, blocks=resolved_blocks(incident)
             )
-        except SlackApiError as exc:
+        except SLACK_FAULTS as exc:
             raise failed(exc, "chat.postMessage") from exc
         return f"in Slack channel #{channel.name}"
 
@@ -133,6 +133,7 @@ class SlackPublisher:
         if chart is None:
             return
         try:
+            self._pacer.wait(channel)  # completing the upload posts it in the thread
             uploaded = self._client.files_upload_v2(
                 channel=channel,
                 thread_ts=ts,
@@ -141,7 +142,7 @@ class SlackPublisher:
                 title=chart.title,
                 alt_txt=chart.alt_text()[:1000],
             )
-        except SlackApiError as exc:
+        except SLACK_FAULTS as exc:
             raise failed(exc, "files.completeUploadExternal") from exc
         file_id = str(
             (uploaded.get("file") or {}).get("id") or (uploaded.get("files") or [{}])[0].get("id", "")
@@ -201,11 +202,12 @@ class ProgressPoster:
         channel = self._store.channel(self._incident.id)
         if channel is None or channel.channel_id is None:
             return  # the announcement has not made the channel yet: the post comes later
+        if not self._pacer.try_take(channel.channel_id):
+            return  # too soon after another post there; a later event (or the triage) catches up
         self._last = self._clock()
         posted = self._store.message(self._incident.id, "progress", self._view.run)
         try:
             if posted is None:
-                self._pacer.wait(channel.channel_id)
                 answer = self._client.chat_postMessage(
                     channel=channel.channel_id, text=self._view.text(), blocks=self._view.blocks()
                 )
@@ -227,3 +229,5 @@ class ProgressPoster:
             log.warning(
                 "progress of incident %s not posted: %s", self._incident.id, exc.response.get("error")
             )
+        except OSError as exc:
+            log.warning("progress of incident %s not posted: Slack unreachable (%s)", self._incident.id, exc)

@@ -99,6 +99,7 @@ class SlackStandIn(SlackMethods):
         self.app_token = app_token
         super().__init__(users=users, usergroups=usergroups, bot_user_id=bot_user_id, clock=clock)
         self.calls: list[SlackCall] = []
+        self._revoked: set[str] = set()
         self._limits: dict[str, _RateLimit] = {}
         self._responses = ResponseUrls(self)
         self._socket = SocketModeHub(app_id=APP_ID)
@@ -123,6 +124,16 @@ class SlackStandIn(SlackMethods):
         """The next `times` calls of `method` answer 429 with `Retry-After: retry_after`."""
         with self._lock:
             self._limits[method] = _RateLimit(times=times, retry_after=retry_after)
+
+    def revoke(self, token: str) -> None:
+        """Every call with `token` answers `token_revoked`, as after an admin removes the app."""
+        with self._lock:
+            self._revoked.add(token)
+
+    def reinstate(self, token: str) -> None:
+        """Undoes `revoke` (a reinstalled app gets a new token in real life; tests keep the old)."""
+        with self._lock:
+            self._revoked.discard(token)
 
     def response_url(
         self, base_url: str, channel_id: str, user_id: str, *, message_ts: str | None = None
@@ -222,6 +233,8 @@ class SlackStandIn(SlackMethods):
         """Bot token for the Web API, app-level token for Socket Mode; the other kind is refused."""
         if token is None:
             return "not_authed"
+        if token in self._revoked:
+            return "token_revoked"
         wanted, other = (
             (self.app_token, self.token) if method in APP_TOKEN_METHODS else (self.token, self.app_token)
         )

@@ -1,0 +1,150 @@
+"""Clicks, mentions and Socket Mode: the proposal buttons change nothing and say so, a mention
+answers with the commands, Slack's URL check is answered, and with SLACK_APP_TOKEN the same
+listeners run over the WebSocket instead of `/slack/events`."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx
+
+from bot.sandbox.pack import Pack
+from bot.sandbox.up import Sandbox
+from tests.slack.conftest import SlackBot, eventually, running_bot
+
+
+def click(bot: SlackBot, channel: str, message_ts: str, action: dict[str, Any]) -> str:
+    """A block_actions payload as Slack posts it for a button; returns its response URL."""
+    url = bot.slack.response_url(bot.slack_url, channel, "U0ANA", message_ts=message_ts)
+    payload = {
+        "type": "block_actions",
+        "user": {"id": "U0ANA", "team_id": "T0SANDBOX"},
+        "team": {"id": "T0SANDBOX"},
+        "api_app_id": "A0SANDBOX",
+        "trigger_id": bot.slack.trigger_id(),
+        "response_url": url,
+        "container": {"type": "message", "message_ts": message_ts, "channel_id": channel},
+        "channel": {"id": channel},
+        "message": {"ts": message_ts},
+        "actions": [{"type": "button", **action}],
+    }
+    assert bot.interaction(payload).status_code == 200
+    return url
+
+
+def test_approve_and_reject_change_nothing_and_say_so(slack_bot: SlackBot, pack: Pack) -> None:
+    incident_id = slack_bot.alert(pack.alert_body)
+    slack_bot.wait_for(incident_id, "triage_posted")
+    triage = slack_bot.deps.services.chat.message(incident_id, "triage", 1)
+    assert triage is not None
+    post = slack_bot.slack.channel(triage.channel_id).message(triage.ts)
+    assert post is not None
+    buttons = [
+        e
+        for b in post.blocks
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["action_id"].startswith("proposal-")
+    ]
+    approve = next(b for b in buttons if b["action_id"] == "proposal-approve")
+    reject = next(b for b in buttons if b["action_id"] == "proposal-reject")
+    before = len(slack_bot.deps.services.incidents.get(incident_id).timeline)
+    for button in (approve, reject):
+        url = click(
+            slack_bot,
+            triage.channel_id,
+            triage.ts,
+            {"action_id": button["action_id"], "value": button["value"], "block_id": "b"},
+        )
+        [said] = slack_bot.replies(url)
+        assert said.startswith(
+            "Nothing was changed: running actions from Slack is not available in this version"
+        )
+        assert f"(proposal {int(button['value'])}," in said
+        assert slack_bot.slack.responses(url)[0].replace_original is False  # the triage post stays
+    assert len(slack_bot.deps.services.incidents.get(incident_id).timeline) == before
+    unknown = click(
+        slack_bot,
+        triage.channel_id,
+        triage.ts,
+        {"action_id": "proposal-approve", "value": "999999", "block_id": "b"},
+    )
+    assert slack_bot.replies(unknown) == ["That proposal is unknown here."]
+
+
+def event_callback(event: dict[str, Any]) -> bytes:
+    return json.dumps(
+        {
+            "token": "sandbox-verification-token",
+            "team_id": "T0SANDBOX",
+            "api_app_id": "A0SANDBOX",
+            "type": "event_callback",
+            "event_id": f"Ev{time.monotonic_ns()}",
+            "event_time": int(time.time()),
+            "event": event,
+            "authorizations": [{"team_id": "T0SANDBOX", "user_id": "UBOT", "is_bot": True}],
+        }
+    ).encode()
+
+
+def test_a_mention_answers_with_the_commands_in_its_thread(slack_bot: SlackBot) -> None:
+    channel = slack_bot.slack.add_channel(f"lobby-{time.monotonic_ns()}", members=["UBOT", "U0ANA"])
+    ts = slack_bot.slack.new_ts()
+    mention = {
+        "type": "app_mention",
+        "user": "U0ANA",
+        "text": "<@UBOT> what now?",
+        "ts": ts,
+        "channel": channel.id,
+    }
+    assert slack_bot.signed(event_callback(mention), content_type="application/json").status_code == 200
+    eventually(lambda: bool(channel.replies(ts)))
+    [answer] = channel.replies(ts)
+    assert answer.text.startswith("*`/incident` commands*")
+    # Slack's URL check when the Request URL is saved in the app's settings.
+    check = json.dumps({"token": "t", "challenge": "c-123", "type": "url_verification"}).encode()
+    answered = slack_bot.signed(check, content_type="application/json")
+    assert answered.status_code == 200 and answered.json() == {"challenge": "c-123"}
+
+
+def test_socket_mode_runs_the_same_listeners_over_the_websocket(sandbox: Sandbox, database_url: str) -> None:
+    assert sandbox.slack is not None
+    with running_bot(sandbox, database_url, slack_app_token="xapp-sandbox", slack_signing_secret=None) as bot:
+        eventually(lambda: bot.slack.socket_connections > 0)
+        assert (
+            httpx.post(f"{bot.url}/slack/events", content=b"{}", timeout=10).status_code == 404
+        )  # no HTTP door
+        channel = bot.slack.add_channel(f"lobby-{time.monotonic_ns()}", members=["UBOT", "U0ANA"])
+        payload = bot.slack.slash_command(
+            bot.slack_url, "/incident", text="help", user_id="U0ANA", channel_id=channel.id
+        )
+        envelope_id = bot.slack.socket_send(
+            {
+                "type": "slash_commands",
+                "payload": payload,
+                "accepts_response_payload": True,
+                "retry_attempt": 0,
+                "retry_reason": "",
+            }
+        )
+        eventually(lambda: any(a.envelope_id == envelope_id for a in bot.slack.socket_acks()))
+        assert bot.replies(payload["response_url"])[0].startswith("*`/incident` commands*")
+        # `new` over the socket opens a declared incident with its channel, like over HTTP.
+        declare = bot.slack.slash_command(
+            bot.slack_url,
+            "/incident",
+            text="new socket-declared outage",
+            user_id="U0ANA",
+            channel_id=channel.id,
+        )
+        bot.slack.socket_send(
+            {"type": "slash_commands", "payload": declare, "accepts_response_payload": True}
+        )
+        [said] = bot.replies(declare["response_url"])
+        incident_id = int(said.split()[1])
+        bot.wait_for(incident_id, "announced")
+        stored = bot.deps.services.chat.channel(incident_id)
+        assert stored is not None and stored.channel_id is not None
+        assert "socket-declared-outage" in bot.slack.channel(stored.channel_id).name

@@ -130,6 +130,7 @@ def test_the_triage_post_has_tag_code_evidence_gaps_and_buttons() -> None:
         and "<https://prom/graph?x|kv_cache_usage = 0.99>" in text
     )
     assert "rolled out" in text and "<kubectl" not in text  # a command is not made a link
+    assert "`kubectl rollout history`" in text  # but shown, to copy
     assert "Not seen: gpu: NVML" in text
     buttons = [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
     assert [(b["action_id"], b["value"]) for b in buttons] == [

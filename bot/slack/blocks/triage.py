@@ -50,6 +50,9 @@ def _evidence_line(item: dict[str, Any]) -> str:
     source = escape(str(item.get("source", "")))
     if isinstance(target, str) and target.startswith(("http://", "https://")):
         return f"• `{source}` {link(target, summary)}"
+    if isinstance(target, str) and target.strip():  # an object's command: shown to copy, not linked
+        command = escape(cut(target, 200)).replace("`", "'")
+        return f"• `{source}` {escape(summary)} · `{command}`"
     return f"• `{source}` {escape(summary)}"
 
 

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from datetime import datetime
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
 
 from bot.announce import Announcement
 from bot.chatstore import ChatStore
@@ -225,9 +224,8 @@ class ProgressPoster:
                     text=self._view.text(),
                     blocks=self._view.blocks(),
                 )
-        except SlackApiError as exc:
+        except SLACK_FAULTS as exc:
+            call = "chat.postMessage" if posted is None else "chat.update"
             log.warning(
-                "progress of incident %s not posted: %s", self._incident.id, exc.response.get("error")
+                "progress of incident %s not posted: %s", self._incident.id, failed(exc, call).message
             )
-        except OSError as exc:
-            log.warning("progress of incident %s not posted: Slack unreachable (%s)", self._incident.id, exc)

@@ -6,6 +6,7 @@ against the taxonomy, the catalog and the evidence; the rules' cause, findings a
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Collection
 
@@ -37,15 +38,8 @@ class Verdict(BaseModel):
 
 def overridden(decision: Decision, verdict: Verdict) -> Decision:
     """The rules' decision with the verdict's code, category and layer."""
-    return Decision(
-        code=verdict.code,
-        category=verdict.category,
-        layer=verdict.layer,
-        cause=decision.cause,
-        findings=decision.findings,
-        rollout=decision.rollout,
-        rule="llm review",
-        reasons=decision.reasons,
+    return dataclasses.replace(
+        decision, code=verdict.code, category=verdict.category, layer=verdict.layer, rule="llm review"
     )
 
 

@@ -27,20 +27,11 @@ from slack_sdk.webhook import WebhookClient
 
 from bot.sandbox.server import ServerThread
 from bot.sandbox.slack import SlackStandIn, SlackUser
+from tests.support.clock import Clock
 
 TOKEN = "xoxb-sandbox"
 APP_TOKEN = "xapp-sandbox"
 ANA = SlackUser(id="U0ANA", name="ana", real_name="Ana Ops", email="ana@example.com")
-
-
-class Clock:
-    """A clock the test winds on, for what Slack lets expire (response URLs)."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -15,21 +15,12 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 
 from bot.sandbox.server import ServerThread
 from bot.sandbox.slack import SlackStandIn, SlackUser
+from tests.support.clock import Clock
 
 TOKEN = "xoxb-sandbox"
 APP_TOKEN = "xapp-sandbox"
 ANA = SlackUser(id="U0ANA", name="ana", real_name="Ana Ops", email="ana@example.com")
 BEN = SlackUser(id="U0BEN", name="ben", email="Ben@Example.com")
-
-
-class Clock:
-    """A clock the test winds on, for what Slack lets expire (trigger ids)."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from bot.deps import Deps, build_deps
 from bot.sandbox.pack import Pack, load_pack
 from bot.sandbox.replay import replay_settings
 from bot.sandbox.slack import SlackStandIn
+from bot.sandbox.slack.state import Channel
 from bot.sandbox.up import SLACK_SIGNING_SECRET, Sandbox
 from bot.server import build_app
 from tests.conftest import ROOT, am_headers, api_headers, make_settings
@@ -114,6 +115,32 @@ class SlackBot:
     def interaction(self, payload: dict[str, Any]) -> httpx.Response:
         body = urlencode({"payload": json.dumps(payload)}).encode()
         return self.signed(body, content_type="application/x-www-form-urlencoded")
+
+    def channel(self, incident_id: int) -> Channel:
+        """The incident's channel in the stand-in's workspace, as the bot recorded it."""
+        stored = self.deps.services.chat.channel(incident_id)
+        assert stored is not None and stored.channel_id is not None, f"incident {incident_id} has no channel"
+        return self.slack.channel(stored.channel_id)
+
+    def click(self, channel_id: str, message_ts: str, action: dict[str, Any], *, user: str = "U0ANA") -> str:
+        """A button on a message clicked, posted as Slack's block_actions payload; returns its
+        response URL (the trigger id it carries opens a modal)."""
+        url = self.slack.response_url(self.slack_url, channel_id, user, message_ts=message_ts)
+        payload = {
+            "type": "block_actions",
+            "user": {"id": user, "team_id": "T0SANDBOX"},
+            "team": {"id": "T0SANDBOX"},
+            "api_app_id": "A0SANDBOX",
+            "trigger_id": self.slack.trigger_id(),
+            "response_url": url,
+            "container": {"type": "message", "message_ts": message_ts, "channel_id": channel_id},
+            "channel": {"id": channel_id},
+            "message": {"ts": message_ts},
+            "actions": [{"type": "button", **action}],
+        }
+        answer = self.interaction(payload)
+        assert answer.status_code == 200, answer.text
+        return url
 
     def replies(self, response_url: str, timeout: float = 10) -> list[str]:
         """The texts the bot posted to a response URL (it answers after its ack)."""

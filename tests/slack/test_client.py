@@ -8,18 +8,11 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
 from bot.slack.client import ChannelPacer, failed
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.support.clock import Clock
 
 
 def test_a_burst_of_three_then_one_a_second_per_channel() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     pacer = ChannelPacer(1.0, burst=3, clock=clock)
     assert [pacer.try_take("C1") for _ in range(4)] == [True, True, True, False]
     assert pacer.try_take("C2")  # another channel has its own bucket
@@ -32,7 +25,7 @@ def test_a_burst_of_three_then_one_a_second_per_channel() -> None:
 
 
 def test_wait_reserves_the_next_free_slot() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     pacer = ChannelPacer(1.0, burst=1, clock=clock)
     pacer.wait("C1")  # due: returns at once
     assert not pacer.try_take("C1")  # the wait took this second's slot

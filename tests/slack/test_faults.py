@@ -20,12 +20,6 @@ from bot.slack.publisher import SlackPublisher
 from tests.slack.conftest import SlackBot, running_bot, slack_config
 
 
-def channel_of(bot: SlackBot, incident_id: int) -> str:
-    stored = bot.deps.services.chat.channel(incident_id)
-    assert stored is not None and stored.channel_id is not None
-    return stored.channel_id
-
-
 def failures(timeline: list[dict[str, object]]) -> list[str]:
     return [str(e["text"]) for e in timeline if e["kind"] == "post_failed"]
 
@@ -38,8 +32,8 @@ def test_a_retried_announce_job_furnishes_the_one_channel_it_made(slack_bot: Sla
     assert failures(timeline) == [
         "the announcement did not reach Slack: pins.add: ratelimited (attempt 1 of 5, retried)"
     ]
-    cid = channel_of(slack_bot, incident_id)
-    channel = slack_bot.slack.channel(cid)
+    channel = slack_bot.channel(incident_id)
+    cid = channel.id
     assert (
         len(
             [
@@ -69,7 +63,7 @@ def test_a_429_waits_its_retry_after_and_then_goes_through(slack_bot: SlackBot, 
     incident_id = slack_bot.alert(pack.alert_body)
     timeline = slack_bot.wait_for(incident_id, "announced")
     assert failures(timeline) == []  # the client's retry handler waited; the job never failed
-    cid = channel_of(slack_bot, incident_id)
+    cid = slack_bot.channel(incident_id).id
     calls = [c for c in slack_bot.slack.calls_to("conversations.setTopic") if c.params["channel"] == cid]
     assert [c.error for c in calls] == ["ratelimited", None]
     assert (calls[1].time - calls[0].time).total_seconds() >= 2.0
@@ -78,7 +72,7 @@ def test_a_429_waits_its_retry_after_and_then_goes_through(slack_bot: SlackBot, 
 def test_posts_to_one_channel_keep_to_about_one_a_second(slack_bot: SlackBot, pack: Pack) -> None:
     incident_id = slack_bot.alert(pack.alert_body)
     slack_bot.wait_for(incident_id, "triage_posted")
-    cid = channel_of(slack_bot, incident_id)
+    cid = slack_bot.channel(incident_id).id
     posting = {"chat.postMessage", "chat.update", "files.completeUploadExternal"}
     stamps = [
         c.time.timestamp()
@@ -126,7 +120,7 @@ def test_two_replicas_racing_make_one_channel(sandbox: Sandbox, database_url: st
             if title.replace(" ", "-") in str(c.params["name"])
         ]
         assert len(created) == 1 and created[0].error is None
-        channel = bot.slack.channel(channel_of(bot, incident.id))
+        channel = bot.channel(incident.id)
         assert len([m for m in channel.messages if not m.thread_ts and title in str(m.blocks)]) == 1
         assert len(channel.pins) == 1
 

@@ -16,16 +16,10 @@ from tests.slack.conftest import SERVICE, SlackBot, eventually
 NAME = re.compile(r"^[a-z0-9_-]{1,80}$")
 
 
-def incident_channel(bot: SlackBot, incident_id: int):  # type: ignore[no-untyped-def]
-    channel = bot.deps.services.chat.channel(incident_id)
-    assert channel is not None and channel.channel_id is not None
-    return bot.slack.channel(channel.channel_id)
-
-
 def test_an_alert_becomes_a_ready_channel_and_a_first_triage(slack_bot: SlackBot, pack: Pack) -> None:
     incident_id = slack_bot.alert(pack.alert_body)
     timeline = slack_bot.wait_for(incident_id, "triage_posted")
-    channel = incident_channel(slack_bot, incident_id)
+    channel = slack_bot.channel(incident_id)
     # The channel: a valid name from the template, topic, purpose, the responders by ID, e-mail and group.
     # (the stand-in workspace outlives one database: a name taken by an earlier run gets a suffix)
     assert NAME.match(channel.name)
@@ -94,7 +88,7 @@ def test_a_resolved_alert_asks_a_human_and_the_modal_resolves(slack_bot: SlackBo
     for alert in resolved["alerts"]:
         alert["status"], alert["endsAt"] = "resolved", "2026-06-16T19:10:00Z"
     slack_bot.alert(json.dumps(resolved).encode())
-    channel = incident_channel(slack_bot, incident_id)
+    channel = slack_bot.channel(incident_id)
     eventually(
         lambda: any(
             m.blocks and m.blocks[-1].get("block_id") == f"resolve-{incident_id}" for m in channel.messages
@@ -107,28 +101,11 @@ def test_a_resolved_alert_asks_a_human_and_the_modal_resolves(slack_bot: SlackBo
         slack_bot.deps.services.incidents.get(incident_id).incident.status.value == "open"
     )  # a human decides
     button = notice.blocks[-1]["elements"][0]
-    click = {
-        "type": "block_actions",
-        "user": {"id": "U0ANA", "team_id": "T0SANDBOX"},
-        "team": {"id": "T0SANDBOX"},
-        "api_app_id": "A0SANDBOX",
-        "trigger_id": slack_bot.slack.trigger_id(),
-        "response_url": slack_bot.slack.response_url(
-            slack_bot.slack_url, channel.id, "U0ANA", message_ts=notice.ts
-        ),
-        "container": {"type": "message", "message_ts": notice.ts, "channel_id": channel.id},
-        "channel": {"id": channel.id, "name": channel.name},
-        "message": {"ts": notice.ts},
-        "actions": [
-            {
-                "action_id": button["action_id"],
-                "block_id": f"resolve-{incident_id}",
-                "value": button["value"],
-                "type": "button",
-            }
-        ],
-    }
-    assert slack_bot.interaction(click).status_code == 200
+    slack_bot.click(
+        channel.id,
+        notice.ts,
+        {"action_id": button["action_id"], "block_id": f"resolve-{incident_id}", "value": button["value"]},
+    )
     eventually(lambda: bool(slack_bot.slack.views))
     view = slack_bot.slack.views[-1].view
     assert view["callback_id"] == "incident-resolve-modal"

@@ -15,25 +15,6 @@ from bot.sandbox.up import Sandbox
 from tests.slack.conftest import SlackBot, eventually, running_bot
 
 
-def click(bot: SlackBot, channel: str, message_ts: str, action: dict[str, Any]) -> str:
-    """A block_actions payload as Slack posts it for a button; returns its response URL."""
-    url = bot.slack.response_url(bot.slack_url, channel, "U0ANA", message_ts=message_ts)
-    payload = {
-        "type": "block_actions",
-        "user": {"id": "U0ANA", "team_id": "T0SANDBOX"},
-        "team": {"id": "T0SANDBOX"},
-        "api_app_id": "A0SANDBOX",
-        "trigger_id": bot.slack.trigger_id(),
-        "response_url": url,
-        "container": {"type": "message", "message_ts": message_ts, "channel_id": channel},
-        "channel": {"id": channel},
-        "message": {"ts": message_ts},
-        "actions": [{"type": "button", **action}],
-    }
-    assert bot.interaction(payload).status_code == 200
-    return url
-
-
 def test_approve_and_reject_change_nothing_and_say_so(slack_bot: SlackBot, pack: Pack) -> None:
     incident_id = slack_bot.alert(pack.alert_body)
     slack_bot.wait_for(incident_id, "triage_posted")
@@ -52,8 +33,7 @@ def test_approve_and_reject_change_nothing_and_say_so(slack_bot: SlackBot, pack:
     reject = next(b for b in buttons if b["action_id"] == "proposal-reject")
     before = len(slack_bot.deps.services.incidents.get(incident_id).timeline)
     for button in (approve, reject):
-        url = click(
-            slack_bot,
+        url = slack_bot.click(
             triage.channel_id,
             triage.ts,
             {"action_id": button["action_id"], "value": button["value"], "block_id": "b"},
@@ -65,8 +45,7 @@ def test_approve_and_reject_change_nothing_and_say_so(slack_bot: SlackBot, pack:
         assert f"(proposal {int(button['value'])}," in said
         assert slack_bot.slack.responses(url)[0].replace_original is False  # the triage post stays
     assert len(slack_bot.deps.services.incidents.get(incident_id).timeline) == before
-    unknown = click(
-        slack_bot,
+    unknown = slack_bot.click(
         triage.channel_id,
         triage.ts,
         {"action_id": "proposal-approve", "value": "999999", "block_id": "b"},
@@ -145,6 +124,4 @@ def test_socket_mode_runs_the_same_listeners_over_the_websocket(sandbox: Sandbox
         [said] = bot.replies(declare["response_url"])
         incident_id = int(said.split()[1])
         bot.wait_for(incident_id, "announced")
-        stored = bot.deps.services.chat.channel(incident_id)
-        assert stored is not None and stored.channel_id is not None
-        assert "socket-declared-outage" in bot.slack.channel(stored.channel_id).name
+        assert "socket-declared-outage" in bot.channel(incident_id).name

@@ -35,9 +35,7 @@ def declared(bot: SlackBot, channel: str) -> tuple[int, Channel]:
     assert found, text
     incident_id = int(found.group(1))
     bot.wait_for(incident_id, "announced")
-    stored = bot.deps.services.chat.channel(incident_id)
-    assert stored is not None and stored.channel_id is not None
-    return incident_id, bot.slack.channel(stored.channel_id)
+    return incident_id, bot.channel(incident_id)
 
 
 def test_help_unknown_and_channel_commands_outside_an_incident(slack_bot: SlackBot) -> None:

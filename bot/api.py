@@ -1,4 +1,5 @@
-"""The incident API: list, get and change incidents over HTTP (JSON in, JSON out).
+"""The incident API: list, get and change incidents over HTTP (JSON in, JSON out), and decide on
+their proposed actions (`/api/actions/{id}/approve|reject|undo`, the same approver check by actor).
 
 Reads are open unless API_TOKEN is set; writes always need API_TOKEN, so a bot started without
 one cannot be driven by whoever reaches its port.
@@ -103,6 +104,17 @@ def routes(deps: Deps) -> list[Route]:
 
         return endpoint
 
+    actions = deps.services.actions
+
+    async def list_actions(request: Request) -> Response:
+        if not bearer_ok(request, token):
+            return unauthorized()
+        try:
+            found = await run_in_threadpool(actions.list, int(request.path_params["id"]))
+        except BotError as exc:
+            return error_response(exc)
+        return JSONResponse({"actions": [p.model_dump(mode="json") for p in found]})
+
     def declare(_: int, b: DeclareBody) -> BaseModel:
         return svc.declare(
             title=b.title,
@@ -113,7 +125,19 @@ def routes(deps: Deps) -> list[Route]:
             namespace=b.namespace,
         )
 
+    def decision(verb: str) -> Callable[[int, _Body], BaseModel]:
+        def decide(proposal_id: int, body: _Body) -> BaseModel:
+            return getattr(actions, verb)(proposal_id, actor=body.actor)  # type: ignore[no-any-return]
+
+        return decide
+
+    decisions = [
+        Route(f"/api/actions/{{id:int}}/{verb}", write(_Body, decision(verb)), methods=["POST"])
+        for verb in ("approve", "reject", "undo")
+    ]
     return [
+        *decisions,
+        Route("/api/incidents/{id:int}/actions", list_actions, methods=["GET"]),
         Route("/api/incidents", list_incidents, methods=["GET"]),
         Route("/api/incidents", write(DeclareBody, declare), methods=["POST"]),
         Route("/api/incidents/{id:int}", get_incident, methods=["GET"]),

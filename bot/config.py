@@ -77,7 +77,25 @@ class Service(_Strict):
     team: str | None = None
     slos: list[Slo] = Field(default_factory=list)
     responders: list[Principal] = Field(default_factory=list)
+    approvers: list[Principal] = Field(
+        default_factory=list, description="who may approve actions on this service, besides the global ones"
+    )
     dashboards: list[Dashboard] = Field(default_factory=list)
+
+
+class Actions(_Strict):
+    """The bounds of the reversible actions (who may approve them is `approvers`)."""
+
+    enabled: bool = Field(default=True, description="offer the catalog's actions as approval buttons")
+    expire_minutes: float = Field(
+        default=30, gt=0, le=24 * 60, description="a proposal can be approved this long"
+    )
+    verify_seconds: float = Field(
+        default=180, gt=0, le=1800, description="how long verify waits for the effect"
+    )
+    min_ready_replicas: int = Field(
+        default=1, ge=0, description="a pod restart is refused if fewer other Ready replicas would remain"
+    )
 
 
 class Backends(_Strict):
@@ -135,6 +153,7 @@ class BotConfig(_Strict):
     approvers: list[Principal] = Field(default_factory=list)
     dashboards: list[Dashboard] = Field(default_factory=list)
     backends: Backends = Field(default_factory=Backends)
+    actions: Actions = Field(default_factory=Actions)
     severity_map: dict[str, Severity] = Field(default_factory=dict)
     default_severity: Severity = Severity.MAJOR
     slack: SlackConfig = Field(default_factory=SlackConfig)

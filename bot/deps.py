@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
+from bot.actions.approvers import Approvers, Directory
+from bot.actions.executors import Limits
+from bot.actions.kube import KubeActions
+from bot.actions.runner import ActionRunner
+from bot.actions.service import ActionService
+from bot.actions.store import ProposalStore
 from bot.chatstore import ChatStore
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig, load_config
+from bot.errors import ConfigError
 from bot.handlers import handlers
 from bot.incidents import IncidentService
 from bot.intake import Intake
@@ -33,6 +41,7 @@ class Services:
     incidents: IncidentService
     intake: Intake
     chat: ChatStore
+    actions: ActionService
 
 
 @dataclass
@@ -47,10 +56,14 @@ class Deps:
     engine: TriageEngine
     worker: Worker
     metrics: Metrics
+    publisher: Publisher | None = None
+    runner: ActionRunner | None = None
 
     def close(self) -> None:
         """Release clients and connections (after the worker has stopped)."""
         self.engine.close()
+        if self.runner is not None:
+            self.runner.close()
         self.db.dispose()
 
 
@@ -77,12 +90,43 @@ def _services(
     on_queued: Callable[[], None] | None,
 ) -> Services:
     """The services on one lifecycle; `on_queued` hears of every change that queued jobs."""
-    lifecycle = Lifecycle(job_max_attempts=settings.job_max_attempts)
+    lifecycle = Lifecycle(job_max_attempts=settings.job_max_attempts, proposal_ttl=proposal_ttl(config))
+    approvers = Approvers(config, _directory(settings))
     return Services(
         incidents=IncidentService(db, lifecycle, clock=clock, on_queued=on_queued),
         intake=Intake(db, config, lifecycle, clock=clock, on_queued=on_queued),
         chat=ChatStore(db, lifecycle, clock=clock),
+        actions=ActionService(ProposalStore(db, lifecycle), approvers, clock=clock, on_queued=on_queued),
     )
+
+
+def proposal_ttl(config: BotConfig) -> timedelta:
+    return timedelta(minutes=config.actions.expire_minutes)
+
+
+def _directory(settings: Settings) -> Directory | None:
+    """Slack's users and groups, for approvers named by group or e-mail; none without Slack."""
+    if not settings.slack:
+        return None
+    from bot.slack.client import web_client
+    from bot.slack.directory import SlackDirectory
+
+    return SlackDirectory(web_client(settings))
+
+
+def action_runner(settings: Settings, config: BotConfig, services: Services, clock: Clock) -> ActionRunner:
+    """The executors on their own client (the actions' service account when it has a token)."""
+    from bot.triage.backends import kube_client
+
+    token = (
+        settings.kubernetes_actions_token.get_secret_value() if settings.kubernetes_actions_token else None
+    )
+    api = kube_client(settings, token=token) if config.actions.enabled else None
+    limits = Limits(
+        min_ready_replicas=config.actions.min_ready_replicas, verify_seconds=config.actions.verify_seconds
+    )
+    kube = KubeActions(api, timeout=settings.tool_timeout_seconds * 2) if api is not None else None
+    return ActionRunner(services.actions.store, kube, limits, ttl=proposal_ttl(config), clock=clock)
 
 
 def build_deps(
@@ -100,15 +144,30 @@ def build_deps(
     `knowledge` reuses data files already loaded from the same settings (a run over many packs).
     """
     config = config if config is not None else load_config(settings.incident_bot_config)
+    if config.actions.verify_seconds + 60 > settings.job_lease_seconds:
+        raise ConfigError(
+            f"actions.verify_seconds ({config.actions.verify_seconds:g}) must end a minute before a job's lease "
+            f"(JOB_LEASE_SECONDS, {settings.job_lease_seconds:g}): raise the lease or shorten the verify"
+        )
     knowledge = knowledge or Knowledge.from_settings(settings)
     db = create_database(settings.database_url, pool_size=settings.db_pool_size)
     worker: Worker | None = None  # built below, on these services; woken when they queue jobs
     services = _services(settings, config, db, clock, on_queued=lambda: worker.wake() if worker else None)
     engine = TriageEngine.from_settings(settings, config, db, knowledge, clock=clock, nvml=nvml)
+    runner = action_runner(settings, config, services, clock)
+    engine.act = runner.execute
     publisher = publisher or _publisher(settings, config, services, engine)
     worker = Worker(
         db,
-        handlers(services.incidents, engine, publisher, config, clock=clock),
+        handlers(
+            services.incidents,
+            engine,
+            publisher,
+            config,
+            runner,
+            clock=clock,
+            lease=timedelta(seconds=settings.job_lease_seconds),
+        ),
         clock=clock,
         threads=settings.worker_threads,
         poll_seconds=settings.worker_poll_seconds,
@@ -123,6 +182,8 @@ def build_deps(
         engine=engine,
         worker=worker,
         metrics=Metrics(db),
+        publisher=publisher,
+        runner=runner,
     )
 
 

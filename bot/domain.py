@@ -65,6 +65,17 @@ class EventKind(StrEnum):
     TRIAGED = "triaged"
     TRIAGE_POSTED = "triage_posted"
     POST_FAILED = "post_failed"
+    ACTION_PROPOSED = "action_proposed"
+    ACTION_APPROVED = "action_approved"
+    ACTION_REFUSED = "action_refused"  # someone who may not approve clicked, or a precondition failed
+    ACTION_REJECTED = "action_rejected"
+    ACTION_EXPIRED = "action_expired"
+    ACTION_DRY_RUN = "action_dry_run"
+    ACTION_EXECUTED = "action_executed"
+    ACTION_VERIFIED = "action_verified"
+    ACTION_FAILED = "action_failed"
+    ACTION_UNDO_REQUESTED = "action_undo_requested"
+    ACTION_UNDONE = "action_undone"
 
 
 class Frozen(BaseModel):
@@ -189,7 +200,7 @@ class TriageResult(Frozen):
 
 
 class ActionProposal(Frozen):
-    """A proposed action as stored: its id is what an approval button carries."""
+    """A proposed action as stored: its id is what an approval button carries, its state is here."""
 
     id: int
     incident_id: int
@@ -197,6 +208,14 @@ class ActionProposal(Frozen):
     position: int
     action: ProposedAction
     status: str
+    created_at: datetime | None = None
+    expires_at: datetime | None = None
+    decided_by: str | None = None
+    decided_at: datetime | None = None
+    follows: int | None = None
+    preview: dict[str, Any] = Field(default_factory=dict)  # the dry run shown before approval
+    outcome: dict[str, Any] = Field(default_factory=dict)  # what came of it
+    version: int = 0
 
 
 class StoredTriage(Frozen):

@@ -7,18 +7,26 @@ did not get through is said on the timeline before the job is retried.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
+from datetime import timedelta
 
+from bot.actions.model import ActionDecision, ProposalState
+from bot.actions.runner import ActionRunner
 from bot.announce import build_announcement
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
+from bot.domain import EventKind
 from bot.errors import NotFoundError
 from bot.incidents import IncidentService
 from bot.jobs import Job, JobKind
-from bot.lifecycle import run_label
+from bot.lifecycle import BOT, run_label
 from bot.publish import Publisher, PublishError
 from bot.triage.engine import TriageEngine
-from bot.worker import Handler
+from bot.triage.graph import NotPending
+from bot.worker import Deferred, Handler
+
+log = logging.getLogger(__name__)
 
 
 def _ids(job: Job) -> tuple[int, int]:
@@ -30,8 +38,10 @@ def handlers(
     engine: TriageEngine,
     publisher: Publisher,
     config: BotConfig,
+    runner: ActionRunner,
     *,
     clock: Clock = utc_now,
+    lease: timedelta = timedelta(minutes=5),
 ) -> Mapping[str, Handler]:
     """The handler of every job kind the lifecycle enqueues."""
 
@@ -59,8 +69,10 @@ def handlers(
             return
         detail = incidents.get(incident_id)
         progress = publisher.progress(detail.incident, run)
-        result = engine.run(engine.request(detail.incident, detail.alerts, run=run), progress=progress)
-        incidents.record_triage(incident_id, run, result)
+        request = engine.request(detail.incident, detail.alerts, run=run)
+        result = engine.run(request, progress=progress)
+        paused = engine.pending(request.thread_id)
+        incidents.record_triage(incident_id, run, result, thread_id=request.thread_id, interrupt_id=paused)
 
     def post_triage(job: Job) -> None:
         incident_id, run = _ids(job)
@@ -69,6 +81,15 @@ def handlers(
             raise NotFoundError(f"incident {incident_id} has no stored triage run {run} to post")
         if stored.posted_at is not None:
             return
+        for proposal in incidents.proposals(incident_id, run):  # the dry run shown before approval
+            if not proposal.preview and proposal.status == ProposalState.PROPOSED:
+                preview = runner.preview(proposal)
+                runner.store.set_preview(proposal.id, preview)
+                said = "; ".join(preview.get("diff") or []) or preview.get("reason") or preview.get("summary")
+                text = f"dry run of {proposal.action.kind.value} {proposal.action.target}: {said}"
+                runner.store.audit(
+                    proposal, EventKind.ACTION_DRY_RUN, text, actor=BOT, now=clock(), data=preview
+                )
         incident = incidents.get(incident_id).incident
         where = posting(job, incident_id, run_label(run), lambda: publisher.post_triage(incident, stored))
         incidents.record_triage_post(incident_id, run, where=where)
@@ -79,9 +100,46 @@ def handlers(
             job, incident.id, "notice that every alert resolved", lambda: publisher.alerts_resolved(incident)
         )
 
+    def refresh(incident_id: int, run: int) -> None:
+        """The proposals' message shows their state; a failed edit is said, and does not undo the action."""
+        stored = incidents.triage(incident_id, run)
+        if stored is None or stored.posted_at is None:
+            return
+        try:
+            publisher.actions_changed(incidents.get(incident_id).incident, stored)
+        except PublishError as exc:
+            log.warning("proposal message of incident %s not updated: %s", incident_id, exc.message)
+            incidents.record_post_failure(
+                incident_id, what="proposal update", error=exc.message, attempt=1, of=1
+            )
+
+    def act(job: Job) -> None:
+        proposal = runner.store.get(int(job.payload["proposal_id"]))
+        phase = "undo" if job.payload.get("phase") == "undo" else "apply"
+        row = runner.store.triage_row(proposal)
+        holder, now = f"job-{job.id}/{job.attempts}", clock()
+        if not runner.store.lease_run(row.id, holder, now=now, until=now + lease):
+            raise Deferred(
+                f"incident {proposal.incident_id} {run_label(proposal.run)} is acting on another decision"
+            )
+        decision = ActionDecision(
+            proposal_id=proposal.id, phase=phase, actor=proposal.decided_by or "unknown"
+        )
+        resumed, paused = False, None
+        try:
+            refresh(proposal.incident_id, proposal.run)  # "approved by …, applying"
+            paused = engine.resume(row.thread_id or "", row.interrupt_id, decision)
+            resumed = True
+        except NotPending as exc:
+            runner.abandon(decision, f"nothing was changed: {exc}")
+        finally:
+            runner.store.release_run(row.id, holder, interrupt_id=paused, resumed=resumed)
+        refresh(proposal.incident_id, proposal.run)
+
     return {
         JobKind.ANNOUNCE: announce,
         JobKind.TRIAGE: triage,
         JobKind.POST_TRIAGE: post_triage,
         JobKind.ALERTS_RESOLVED: alerts_resolved,
+        JobKind.ACT: act,
     }

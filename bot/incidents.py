@@ -94,7 +94,7 @@ class IncidentService:
                 .where(ActionProposalRow.incident_id == incident_id, TriageRow.run == run)
                 .order_by(ActionProposalRow.position)
             ).all()
-            return [_proposal(row, run_no) for row, run_no in rows]
+            return [proposal_of(row, run_no) for row, run_no in rows]
 
     def proposal(self, proposal_id: int) -> ActionProposal:
         """One stored proposal (what a button click names)."""
@@ -106,7 +106,7 @@ class IncidentService:
             ).one_or_none()
             if found is None:
                 raise NotFoundError(f"proposal {proposal_id} does not exist")
-            return _proposal(*found)
+            return proposal_of(*found)
 
     def triage(self, incident_id: int, run: int | None = None) -> StoredTriage | None:
         """One stored triage run (the latest when `run` is None), or None when not stored yet."""
@@ -198,10 +198,20 @@ class IncidentService:
         self._queued()
         return done
 
-    def record_triage(self, incident_id: int, run: int, result: TriageResult) -> bool:
-        """Store a finished triage run; False when that run was stored already."""
+    def record_triage(
+        self,
+        incident_id: int,
+        run: int,
+        result: TriageResult,
+        *,
+        thread_id: str | None = None,
+        interrupt_id: str | None = None,
+    ) -> bool:
+        """Store a finished triage run, and the pause its approvals resume; False when stored already."""
         with self._change(incident_id) as (session, row, now):
-            done = self._lifecycle.triage_recorded(session, row, run, result, now=now)
+            done = self._lifecycle.triage_recorded(
+                session, row, run, result, now=now, thread_id=thread_id, interrupt_id=interrupt_id
+            )
         self._queued()
         return done
 
@@ -230,7 +240,7 @@ class IncidentService:
             yield session, row, self._clock()
 
 
-def _proposal(row: ActionProposalRow, run: int) -> ActionProposal:
+def proposal_of(row: ActionProposalRow, run: int) -> ActionProposal:
     action = ProposedAction(
         kind=row.kind,
         target=row.target,
@@ -246,6 +256,14 @@ def _proposal(row: ActionProposalRow, run: int) -> ActionProposal:
         position=row.position,
         status=row.status,
         action=action,
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+        decided_by=row.decided_by,
+        decided_at=row.decided_at,
+        follows=row.follows,
+        preview=row.preview or {},
+        outcome=row.outcome or {},
+        version=row.version or 0,
     )
 
 

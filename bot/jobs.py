@@ -27,6 +27,7 @@ class JobKind(StrEnum):
     TRIAGE = "incident.triage"  # one triage run: gather, attribute, classify, review, propose, report
     POST_TRIAGE = "incident.post_triage"  # a stored triage run, posted under its announcement
     ALERTS_RESOLVED = "incident.alerts_resolved"  # every alert resolved: ask a human to resolve
+    ACT = "incident.act"  # an approved decision: resume the run's paused triage, which executes it
 
 
 QUEUED = "queued"
@@ -139,6 +140,22 @@ def fail(session: Session, *, job: Job, worker_id: str, now: datetime, error: st
     )
     session.execute(stmt)
     return status
+
+
+def defer(session: Session, *, job: Job, worker_id: str, now: datetime, seconds: float, why: str) -> None:
+    """Put the job back for later without spending an attempt (what it waits on is busy, not broken)."""
+    stmt = (
+        update(JobRow)
+        .where(JobRow.id == job.id, JobRow.locked_by == worker_id, JobRow.status == RUNNING)
+        .values(
+            status=QUEUED,
+            attempts=JobRow.attempts - 1,
+            run_after=now + timedelta(seconds=seconds),
+            locked_until=None,
+            last_error=f"deferred: {why}"[:2000],
+        )
+    )
+    session.execute(stmt)
 
 
 def depth(session: Session) -> dict[str, int]:

@@ -8,7 +8,7 @@ only once both it and the announcement it belongs under exist, whichever finishe
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -35,8 +35,9 @@ def actor_of(actor: str) -> str:
 class Lifecycle:
     """The transitions; `job_max_attempts` bounds the retries of every job they enqueue."""
 
-    def __init__(self, *, job_max_attempts: int = 5) -> None:
+    def __init__(self, *, job_max_attempts: int = 5, proposal_ttl: timedelta = timedelta(minutes=30)) -> None:
         self._attempts = job_max_attempts
+        self._proposal_ttl = proposal_ttl  # how long a proposed action can be approved
 
     # -- the timeline and the queue ------------------------------------------------------------
     @staticmethod
@@ -55,6 +56,18 @@ class Lifecycle:
         )
         session.add(event)
         return event
+
+    record = _event  # the actions' audit writes its entries through the same writer
+
+    def act_job(
+        self, session: Session, incident_id: int, proposal_id: int, phase: str, now: datetime
+    ) -> None:
+        """Queue the execution of an approved decision (one job per proposal and phase)."""
+        payload = {"incident_id": incident_id, "proposal_id": proposal_id, "phase": phase}
+        key = f"{JobKind.ACT.value}:{proposal_id}:{phase}"
+        enqueue(
+            session, kind=JobKind.ACT, payload=payload, now=now, dedup_key=key, max_attempts=self._attempts
+        )
 
     def _job(
         self, session: Session, kind: JobKind, incident_id: int, now: datetime, run: int | None = None
@@ -228,7 +241,15 @@ class Lifecycle:
         return run
 
     def triage_recorded(
-        self, session: Session, row: IncidentRow, run: int, result: TriageResult, *, now: datetime
+        self,
+        session: Session,
+        row: IncidentRow,
+        run: int,
+        result: TriageResult,
+        *,
+        now: datetime,
+        thread_id: str | None = None,
+        interrupt_id: str | None = None,
     ) -> bool:
         """Store one run's result and its proposals; False when that run was already stored."""
         stored = session.execute(
@@ -244,6 +265,8 @@ class Lifecycle:
                 hypothesis=result.hypothesis,
                 confidence=result.confidence,
                 result=result.public(),
+                thread_id=thread_id,
+                interrupt_id=interrupt_id,
             )
             .on_conflict_do_nothing(index_elements=["incident_id", "run"])
             .returning(TriageRow.id)
@@ -253,21 +276,31 @@ class Lifecycle:
         # A run queued before runs were counted (an older version's job) still moves the counter on.
         row.triage_runs = max(row.triage_runs or 0, run)
         for position, action in enumerate(result.actions):
-            session.add(
-                ActionProposalRow(
-                    incident_id=row.id,
-                    triage_id=stored,
-                    position=position,
-                    kind=action.kind.value,
-                    target=action.target,
-                    namespace=action.namespace,
-                    params=action.params,
-                    rationale=action.rationale,
-                    undo=action.undo,
-                    status="proposed",
-                    created_at=now,
-                )
+            proposal = ActionProposalRow(
+                incident_id=row.id,
+                triage_id=stored,
+                position=position,
+                kind=action.kind.value,
+                target=action.target,
+                namespace=action.namespace,
+                params=action.params,
+                rationale=action.rationale,
+                undo=action.undo,
+                status="proposed",
+                created_at=now,
+                expires_at=now + self._proposal_ttl,
+                version=0,
             )
+            session.add(proposal)
+            session.flush()
+            text = f"proposed {action.kind.value} {action.target} (proposal {proposal.id}, {run_label(run)})"
+            data = {
+                "proposal_id": proposal.id,
+                "kind": action.kind.value,
+                "target": action.target,
+                "run": run,
+            }
+            self._event(session, row.id, now, BOT, EventKind.ACTION_PROPOSED, text, data)
         first = f"; first move: {result.actions[0].kind} {result.actions[0].target}" if result.actions else ""
         said = f"{result.category} / {result.code}, confidence {result.confidence:.0%}{first}"
         text, data = f"{run_label(run)} ({result.engine}): {said}", {"triage_id": stored, "run": run}

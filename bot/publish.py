@@ -31,6 +31,10 @@ class Publisher(Protocol):
 
     def alerts_resolved(self, incident: Incident) -> str: ...
 
+    def actions_changed(self, incident: Incident, triage: StoredTriage) -> None:
+        """A proposal of a posted triage changed state: show it where the triage was posted."""
+        ...
+
 
 class TimelinePublisher:
     """The publisher when Slack is not configured: the timeline event is the post."""
@@ -48,3 +52,6 @@ class TimelinePublisher:
 
     def alerts_resolved(self, incident: Incident) -> str:
         return self.WHERE
+
+    def actions_changed(self, incident: Incident, triage: StoredTriage) -> None:
+        return None  # the timeline entries are the record

@@ -57,6 +57,10 @@ class Settings(BaseSettings):
     kubernetes_token: SecretStr | None = Field(
         default=None, description="Bearer token for KUBERNETES_API_URL"
     )
+    kubernetes_actions_token: SecretStr | None = Field(
+        default=None,
+        description="Bearer token of the service account bound to the actions role (writes); unset: KUBERNETES_TOKEN",
+    )
     kubeconfig: Path | None = Field(default=None, description="kubeconfig file, when not in-cluster")
     kubernetes_in_cluster: bool = Field(
         default=True,
@@ -109,6 +113,7 @@ class Settings(BaseSettings):
         "kibana_url",
         "kubernetes_api_url",
         "kubernetes_token",
+        "kubernetes_actions_token",
         "kubeconfig",
         "kubernetes_namespace",
         "signals_file",

@@ -28,6 +28,15 @@ class UnknownJobError(Exception):
     """No handler is registered for the job's kind."""
 
 
+class Deferred(Exception):
+    """Raised by a handler whose job must wait (what it needs is busy): retried later, no attempt spent."""
+
+    def __init__(self, why: str, seconds: float = 2.0) -> None:
+        super().__init__(why)
+        self.why = why
+        self.seconds = seconds
+
+
 class Worker:
     """Claims and runs jobs until stopped; `wake()` cuts the poll wait short."""
 
@@ -89,6 +98,17 @@ class Worker:
             if handler is None:
                 raise UnknownJobError(f"no handler for job kind {job.kind!r}")
             handler(job)
+        except Deferred as wait:
+            with self._db.transaction() as session:
+                jobs.defer(
+                    session,
+                    job=job,
+                    worker_id=worker_id,
+                    now=self._clock(),
+                    seconds=wait.seconds,
+                    why=wait.why,
+                )
+            log.info("job %s (%s) deferred %.1f s: %s", job.id, job.kind, wait.seconds, wait.why)
         except Exception as exc:  # a failing job must never kill the worker
             with self._db.transaction() as session:
                 status = jobs.fail(

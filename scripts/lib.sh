@@ -18,12 +18,14 @@ find_python() {
 have_initdb() { compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1; }
 have_alertmanager() { command -v prometheus-alertmanager >/dev/null 2>&1 || command -v alertmanager >/dev/null 2>&1; }
 
-# Debian packages the tests need: a real PostgreSQL, Prometheus (with promtool) and Alertmanager.
+# Debian packages the tests need: a real PostgreSQL, Prometheus (with promtool), Alertmanager and
+# kubectl (kubernetes-client), which the Kubernetes stand-in's tests drive.
 ensure_test_servers() {
   local missing=()
   have_initdb || missing+=(postgresql)
   { command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || missing+=(prometheus)
   have_alertmanager || missing+=(prometheus-alertmanager)
+  command -v kubectl >/dev/null 2>&1 || missing+=(kubernetes-client)
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
     die "missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})"

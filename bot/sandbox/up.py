@@ -96,6 +96,7 @@ class Sandbox:
         if pack.has("k8s.yaml"):
             self.kubernetes = KubernetesStandIn(pack.objects, pod_logs=pod_logs(pack.logs), now=lambda: as_of)
             self.urls["kubernetes"] = self._serve(self.kubernetes.app, "kubernetes")
+            stack.callback(self.kubernetes.close)  # open watches end first, so the server stops at once
             env.update(
                 KUBERNETES_API_URL=self.urls["kubernetes"],
                 KUBECONFIG=str(self._kubeconfig(self.urls["kubernetes"])),

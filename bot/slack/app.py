@@ -29,8 +29,9 @@ def build_bolt(deps: Deps) -> AsyncApp:
         # Socket Mode traffic is not signed (it comes over the app-token WebSocket); HTTP always is.
         request_verification_enabled=secret is not None,
     )
-    for listeners in (commands, actions, views, events):
+    for listeners in (commands, views, events):
         listeners.register(app, deps.services)
+    actions.register(app, deps.services, deps.publisher)
     return app
 
 

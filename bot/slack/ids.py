@@ -8,8 +8,9 @@ from enum import StrEnum
 class ActionId(StrEnum):
     """`action_id` of the interactive elements the bot posts."""
 
-    APPROVE = "proposal-approve"
-    REJECT = "proposal-reject"
+    APPROVE = "approve-proposal"  # listeners match the prefixes approve / reject / undo
+    REJECT = "reject-proposal"
+    UNDO = "undo-proposal"
     RESOLVE = "incident-resolve"
     LINK = "link"  # link buttons post a click too; it only needs an ack
 

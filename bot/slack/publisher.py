@@ -95,6 +95,25 @@ class SlackPublisher:
         self._post_chart(incident, triage, cid, ts)
         return f"in Slack channel #{channel.name} (message {ts})"
 
+    def actions_changed(self, incident: Incident, triage: StoredTriage) -> None:
+        """Edit the triage post in place: each proposal as it now stands (who, what came of it, Undo)."""
+        posted = self._store.message(incident.id, "triage", triage.run)
+        if posted is None:
+            return
+        blocks = triage_blocks(
+            incident,
+            triage,
+            self._incidents.proposals(incident.id, triage.run),
+            runbook_url=self._runbook_url(triage),
+        )
+        try:
+            self._pacer.wait(posted.channel_id)
+            self._client.chat_update(
+                channel=posted.channel_id, ts=posted.ts, text=triage_text(incident, triage), blocks=blocks
+            )
+        except SLACK_FAULTS as exc:
+            raise failed(exc, "chat.update") from exc
+
     def alerts_resolved(self, incident: Incident) -> str:
         channel = self._channel(incident)
         assert channel.channel_id is not None

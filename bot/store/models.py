@@ -128,6 +128,10 @@ class TriageRow(Base):
     hypothesis: Mapped[str] = mapped_column(Text, default="")
     confidence: Mapped[float | None]
     result: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)
+    thread_id: Mapped[str | None] = mapped_column(String(200))  # the run's checkpoint thread
+    interrupt_id: Mapped[str | None] = mapped_column(String(64))  # the pause its approvals resume
+    acting_by: Mapped[str | None] = mapped_column(String(200))  # who resumes it now (one at a time)
+    acting_until: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
     # One stored result per triage run: a retried job or a second worker cannot store it twice.
     __table_args__ = (UniqueConstraint("incident_id", "run", name="uq_triages_incident_run"),)
@@ -150,6 +154,11 @@ class ActionProposalRow(Base):
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
     decided_by: Mapped[str | None] = mapped_column(String(200))
+    expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    follows: Mapped[int | None] = mapped_column(Id)  # the proposal this one is the second approval of
+    preview: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)  # the dry run shown before
+    outcome: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)  # what came of it, shown after
+    version: Mapped[int] = mapped_column(Integer, default=0)  # bumped per change: fresh Slack block ids
 
 
 class ActionExecutionRow(Base):
@@ -167,6 +176,10 @@ class ActionExecutionRow(Base):
     dry_run: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)
     result: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)
     undo_state: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)
+    plan: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)  # stored before the first write
+
+    # One row per phase (apply, undo): a retried execution finds its plan instead of making another.
+    __table_args__ = (UniqueConstraint("proposal_id", "phase", name="uq_action_executions_phase"),)
 
 
 class ChatChannelRow(Base):

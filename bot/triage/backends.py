@@ -69,7 +69,7 @@ def live_backends(
             kibana_url=settings.kibana_url,
         )
         backends.closers.append(es.close)
-    kube = _kube_client(settings)
+    kube = kube_client(settings)
     if kube is not None:
         backends.kube = KubeTool(kube, timeout=timeout)
         backends.closers.append(kube.close)
@@ -77,14 +77,15 @@ def live_backends(
     return backends
 
 
-def _kube_client(settings: Settings) -> Any:
+def kube_client(settings: Settings, *, token: str | None = None) -> Any:
     """An explicit API URL, else KUBECONFIG, else the in-cluster service account, else none (a gap).
 
     Never a developer's ~/.kube/config by surprise: the bot talks to the cluster it is told about.
+    `token` replaces the configured one (the actions' own service account, when it has one).
     """
     if settings.kubernetes_api_url:
-        token = settings.kubernetes_token.get_secret_value() if settings.kubernetes_token else None
-        return api_client(settings.kubernetes_api_url, token=token)
+        given = settings.kubernetes_token.get_secret_value() if settings.kubernetes_token else None
+        return api_client(settings.kubernetes_api_url, token=token or given)
     from kubernetes import config
 
     if settings.kubeconfig is not None:

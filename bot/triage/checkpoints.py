@@ -15,6 +15,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from sqlalchemy.engine import make_url
 
 from bot.actions.catalog import ActionKind
+from bot.actions.model import ActionDecision
 from bot.domain import (
     Alert,
     AlertStatus,
@@ -40,7 +41,7 @@ from tools.result import Evidence, Gap, Source, Status, Window
 STATE_TYPES: tuple[type, ...] = (
     *(Incident, Alert, IncidentStatus, Severity, AlertStatus, Category, TriageRequest),
     *(IncidentScope, Topology, Gathered, Window, Evidence, Gap, Source, Status),
-    *(Finding, Decision, Verdict, ActionKind, ProposedAction),
+    *(Finding, Decision, Verdict, ActionKind, ProposedAction, ActionDecision),
     *(TriageResult, IncidentSummary, TimelineEntry),
 )
 

@@ -8,11 +8,12 @@ files, the same graph, checkpointed in the bot's own database.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from bot.actions.model import ActionDecision
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
 from bot.domain import Alert, Incident, TriageResult
@@ -20,7 +21,7 @@ from bot.settings import Settings
 from bot.store.db import Database
 from bot.triage.backends import Backends, live_backends
 from bot.triage.checkpoints import checkpointer_for
-from bot.triage.graph import Graph, Reviewer, TriageDeps, build_graph, run
+from bot.triage.graph import Graph, Reviewer, TriageDeps, build_graph, pending, resume, run
 from bot.triage.knowledge import Knowledge
 from bot.triage.progress import Progress
 from bot.triage.request import TriageRequest
@@ -39,8 +40,10 @@ class TriageEngine:
         reviewer: Reviewer | None = None,
         clock: Clock = utc_now,
         as_of: Clock | None = None,
+        act: Callable[[ActionDecision], object] | None = None,
     ) -> None:
         self.knowledge = knowledge
+        self.act = act  # executes an approved decision inside the resumed run (set once wired)
         self.backends = backends
         self._db = db
         self._reviewer = reviewer
@@ -82,11 +85,24 @@ class TriageEngine:
         """Triage one run to its end (resuming it when a checkpoint of it exists)."""
         return run(self._prepared(), request, progress=progress)
 
+    def pending(self, thread_id: str) -> str | None:
+        """The interrupt a run is paused at for a decision (None when it proposed nothing)."""
+        return pending(self._prepared(), thread_id)
+
+    def resume(self, thread_id: str, expected: str | None, decision: ActionDecision) -> str | None:
+        """Resume a paused run with a decision (see `graph.resume`); the interrupt it pauses at next."""
+        return resume(self._prepared(), thread_id, expected, decision)
+
     def _prepared(self) -> Graph:
         with self._lock:
             if self._graph is None:
                 self._checkpointer = checkpointer_for(self._db)
-                deps = TriageDeps(backends=self.backends, knowledge=self.knowledge, reviewer=self._reviewer)
+                deps = TriageDeps(
+                    backends=self.backends,
+                    knowledge=self.knowledge,
+                    reviewer=self._reviewer,
+                    act=lambda decision: self.act(decision) if self.act else _no_executor(),
+                )
                 self._graph = build_graph(deps, checkpointer=self._checkpointer)
             return self._graph
 
@@ -101,3 +117,7 @@ class TriageEngine:
                 conn.close()
             self._checkpointer = None
             self._graph = None
+
+
+def _no_executor() -> None:
+    raise RuntimeError("this triage engine was built without an action executor")

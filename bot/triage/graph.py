@@ -1,13 +1,17 @@
-"""The triage graph: gather → attribute → classify → [llm review] → propose → report.
+"""The triage graph: gather → attribute → classify → [llm review] → propose → report → [approval ⇄ act].
 
 Nodes are small functions of the typed state that return partial updates; the graph is compiled
 with a checkpointer (the store's database when the bot runs) and each run is a thread of its own
 (`TriageRequest.thread_id`), so a run interrupted by a restart resumes where it stopped and a
-re-run of the same incident starts afresh.
+re-run of the same incident starts afresh. A run that proposed actions then pauses in
+`await_approval`, which holds only `interrupt()`: a human's click resumes it (`resume`) with the
+decision, `act` executes it, and the run pauses again for the next one. The pause lives in the
+checkpoint, so a click after a restart resumes it just the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -15,9 +19,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_stream_writer
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command, interrupt
 
+from bot.actions.model import ActionDecision
 from bot.domain import TriageResult
 from bot.triage import findings as find
 from bot.triage.backends import Backends
@@ -26,7 +32,7 @@ from bot.triage.coverage import unattributed_report
 from bot.triage.gather import gather
 from bot.triage.knowledge import Knowledge
 from bot.triage.progress import Progress, ProgressEvent
-from bot.triage.propose import context, propose
+from bot.triage.propose import context, in_scope, propose
 from bot.triage.report import build, confidence
 from bot.triage.request import TriageRequest
 from bot.triage.state import TriageState
@@ -51,6 +57,7 @@ class TriageDeps:
     backends: Backends
     knowledge: Knowledge
     reviewer: Reviewer | None = None
+    act: Callable[[ActionDecision], object] | None = None  # executes an approved decision
 
 
 def build_graph(
@@ -106,9 +113,19 @@ def build_graph(
         actions = propose(
             book, ctx, namespace=gathered.scope.namespace, topology=gathered.topology, decision=decision
         )
+        notes = list(state.notes)
         if state.verdict is not None and state.verdict.actions:
-            actions = list(state.verdict.actions)
-        return {"actions": actions, "runbook": book.id if book else None, "decision": decision}
+            actions, dropped = in_scope(state.verdict.actions, gathered.scope, gathered.topology, decision)
+            notes += [
+                f"the review's action on {a.target} is outside the incident's scope: left out"
+                for a in dropped
+            ]
+        return {
+            "actions": actions,
+            "runbook": book.id if book else None,
+            "decision": decision,
+            "notes": notes,
+        }
 
     def report_node(state: TriageState) -> dict[str, Any]:
         gathered, decision = state.need_gathered(), state.need_decision()
@@ -130,8 +147,24 @@ def build_graph(
             )
         }
 
+    def await_approval_node(state: TriageState) -> dict[str, Any]:
+        # Only the interrupt: on resume this node runs again from its first line.
+        return {"pending": ActionDecision.model_validate(interrupt({"run": state.request.run}))}
+
+    def act_node(state: TriageState) -> dict[str, Any]:
+        decision = state.pending
+        if decision is None or decision.key in state.acted:
+            return {"pending": None}
+        if deps.act is None:
+            raise RuntimeError("this triage engine cannot execute actions (no executor was given)")
+        deps.act(decision)
+        return {"pending": None, "acted": [*state.acted, decision.key]}
+
     def after_classify(state: TriageState) -> Literal["llm_review", "propose"]:
         return "llm_review" if deps.reviewer is not None else "propose"
+
+    def after_report(state: TriageState) -> Literal["await_approval", "__end__"]:
+        return "await_approval" if state.actions else "__end__"
 
     graph = StateGraph(TriageState)
     graph.add_node("gather", gather_node)
@@ -140,13 +173,17 @@ def build_graph(
     graph.add_node("llm_review", review_node)
     graph.add_node("propose", propose_node)
     graph.add_node("report", report_node)
+    graph.add_node("await_approval", await_approval_node)
+    graph.add_node("act", act_node)
     graph.add_edge(START, "gather")
     graph.add_edge("gather", "attribute")
     graph.add_edge("attribute", "classify")
     graph.add_conditional_edges("classify", after_classify)
     graph.add_edge("llm_review", "propose")
     graph.add_edge("propose", "report")
-    graph.add_edge("report", END)
+    graph.add_conditional_edges("report", after_report)
+    graph.add_edge("await_approval", "act")
+    graph.add_edge("act", "await_approval")
     return graph.compile(checkpointer=checkpointer or InMemorySaver(), interrupt_after=pause_after or None)
 
 
@@ -164,7 +201,7 @@ def run(graph: Graph, request: TriageRequest, *, progress: Progress | None = Non
     }
     snapshot = graph.get_state(config)
     done = _result(snapshot.values) if snapshot.values else None
-    if not snapshot.next and done is not None:
+    if done is not None and (not snapshot.next or snapshot.interrupts):
         return done
     start: Any = None if snapshot.next else TriageState(request=request)
     if progress is None:
@@ -175,12 +212,48 @@ def run(graph: Graph, request: TriageRequest, *, progress: Progress | None = Non
                 progress(chunk)
             elif mode == "updates" and isinstance(chunk, dict):
                 for step in chunk:
-                    progress(ProgressEvent(step=str(step)))
+                    if not str(step).startswith("__"):  # `__interrupt__`: the pause, not a step
+                        progress(ProgressEvent(step=str(step)))
         final = graph.get_state(config).values
     result = _result(final)
     if result is None:
         raise RuntimeError(f"triage {request.thread_id} paused before its report")
     return result
+
+
+class NotPending(RuntimeError):
+    """The run's thread is not paused where the stored proposal says: resuming would be wrong."""
+
+
+def pending(graph: Graph, thread_id: str) -> str | None:
+    """The id of the interrupt the run's thread is paused at, if it is paused for a decision."""
+    snapshot = graph.get_state({"configurable": {"thread_id": thread_id}})
+    return snapshot.interrupts[0].id if snapshot.interrupts else None
+
+
+def resume(graph: Graph, thread_id: str, expected: str | None, decision: ActionDecision) -> str | None:
+    """Resume the paused run with `decision`; returns the interrupt it pauses at next.
+
+    The stored interrupt must be the one pending on that thread (an unknown thread would start a
+    fresh run instead of resuming, and a stale one would resume the wrong pause). A step left
+    midway (a worker died in `act`) is finished first; a decision already acted on is not acted on
+    again.
+    """
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+    snapshot = graph.get_state(config)
+    if snapshot.next == ("act",) and not snapshot.interrupts:
+        graph.invoke(None, config=config)
+        snapshot = graph.get_state(config)
+    acted = list(getattr(snapshot.values, "acted", None) or (snapshot.values or {}).get("acted") or [])
+    if decision.key in acted:
+        return pending(graph, thread_id)
+    if not snapshot.interrupts:
+        raise NotPending(f"triage thread {thread_id} is not paused for a decision")
+    current = snapshot.interrupts[0].id
+    if expected is not None and current != expected and not acted:
+        raise NotPending(f"triage thread {thread_id} is paused at {current}, not at the stored {expected}")
+    graph.invoke(Command(resume=decision.model_dump(mode="json")), config=config)
+    return pending(graph, thread_id)
 
 
 def _result(values: Any) -> TriageResult | None:

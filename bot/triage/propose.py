@@ -89,6 +89,26 @@ def propose(
     return actions
 
 
+_SCOPED = {"pod": "pods", "deployment": "deployments", "httproute": "routes", "node": "nodes"}
+
+
+def in_scope(
+    actions: list[ProposedAction], scope: IncidentScope, topology: Topology | None, decision: Decision
+) -> tuple[list[ProposedAction], list[ProposedAction]]:
+    """The review's actions on targets of the incident's scope (with their parameters filled as the
+    rules fill them), and the ones left out; the executors check the scope again before writing."""
+    kept, dropped = [], []
+    for action in actions:
+        kind, _, name = action.target.partition("/")
+        if name in getattr(scope, _SCOPED.get(kind, ""), []):
+            kept.append(
+                action.model_copy(update={"params": _params(action.kind, action.target, topology, decision)})
+            )
+        else:
+            dropped.append(action)
+    return kept, dropped
+
+
 def _params(kind: ActionKind, target: str, topology: Topology | None, decision: Decision) -> dict[str, Any]:
     name = target.split("/", 1)[1]
     if topology is None:
@@ -105,11 +125,37 @@ def _params(kind: ActionKind, target: str, topology: Topology | None, decision: 
     if kind is ActionKind.REROUTE:
         route = next((r for r in topology.routes if r["metadata"]["name"] == name), None)
         rules = ((route or {}).get("spec") or {}).get("rules") or []
-        return {
-            "backends": [
-                {"name": ref.get("name"), "weight": ref.get("weight", 1)}
-                for rule in rules
-                for ref in rule.get("backendRefs") or []
-            ]
-        }
+        backends = [
+            {"name": ref.get("name"), "weight": ref.get("weight", 1)}
+            for rule in rules
+            for ref in rule.get("backendRefs") or []
+        ]
+        away = _failing_backend({str(b["name"]) for b in backends}, topology, decision)
+        return {"backends": backends, **({"away_from": away} if away else {})}
     return {}
+
+
+def _failing_backend(backends: set[str], topology: Topology, decision: Decision) -> str | None:
+    """The one backend whose Service selects the cause's pods (or that the cause names), if any.
+
+    None when no single backend is to blame (a skewed split): the reroute then shares the traffic
+    by Ready replicas instead of moving it off one backend.
+    """
+    cause = decision.cause
+    if cause is None:
+        return None
+    named = backends & set(cause.targets.get("service", set()))
+    if len(named) == 1:
+        return next(iter(named))
+    pods = set(cause.targets.get("pod", set()))
+    blamed = set()
+    for svc in topology.services:
+        selector = (svc.get("spec") or {}).get("selector") or {}
+        svc_name = svc["metadata"]["name"]
+        if svc_name not in backends or not selector:
+            continue
+        for pod in topology.pods:
+            labels = pod["metadata"].get("labels") or {}
+            if pod["metadata"]["name"] in pods and all(labels.get(k) == v for k, v in selector.items()):
+                blamed.add(svc_name)
+    return next(iter(blamed)) if len(blamed) == 1 and len(backends) > 1 else None

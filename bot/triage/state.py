@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.actions.model import ActionDecision
 from bot.domain import ProposedAction, TriageResult
 from bot.triage.classify import Decision
 from bot.triage.findings import Finding
@@ -35,6 +36,8 @@ class TriageState:
     runbook: str | None = None
     notes: list[str] = field(default_factory=list)
     result: TriageResult | None = None
+    pending: ActionDecision | None = None  # the decision a click resumed the run with, until acted on
+    acted: list[str] = field(default_factory=list)  # decisions acted on (`ActionDecision.key`)
 
     def need_gathered(self) -> Gathered:
         if self.gathered is None:

@@ -663,6 +663,8 @@ def test_httproute_weights_by_json_patch(cluster: Cluster) -> None:
     assert route["metadata"]["annotations"] == {"rollouts.example.com/reason": "canary~shift"}
     assert route["metadata"]["generation"] == 4 and route["status"]["parents"]  # status is kept
     assert cluster.standin.writes[-1].content_type == JSON_PATCH
+    accepted = cluster.standin.get_object("HTTPRoute", NS, "llama-chat")
+    assert accepted is not None
     with pytest.raises(ApiException) as failed:
         cluster.custom.patch_namespaced_custom_object(
             *GATEWAY, "llama-chat", ops[:2], _content_type=JSON_PATCH
@@ -670,8 +672,10 @@ def test_httproute_weights_by_json_patch(cluster: Cluster) -> None:
     assert failed.value.status == 422
     assert _status(failed)["reason"] == "Invalid"
     stored = cluster.standin.get_object("HTTPRoute", NS, "llama-chat")
+    # The gateway's status write for the new generation came after the patch; the refused one stored nothing.
     assert (
-        stored is not None and stored["metadata"]["resourceVersion"] == route["metadata"]["resourceVersion"]
+        stored is not None
+        and stored["metadata"]["resourceVersion"] == accepted["metadata"]["resourceVersion"]
     )
 
 
@@ -751,7 +755,9 @@ def test_scale_subresource(cluster: Cluster) -> None:
     assert scaled.spec.replicas == 3
     deployment = cluster.apps.read_namespaced_deployment("vllm-llama", NS)
     assert deployment.spec.replicas == 3 and deployment.metadata.generation == 8
-    assert scaled.metadata.resource_version == deployment.metadata.resource_version
+    assert scaled.metadata.resource_version == cluster.standin.writes[-1].resource_version
+    # The Deployment controller has acted on the new replica count since (its status, its ReplicaSet).
+    assert int(deployment.metadata.resource_version) >= int(scaled.metadata.resource_version)
     with pytest.raises(ApiException) as negative:
         cluster.apps.patch_namespaced_deployment_scale("vllm-llama", NS, {"spec": {"replicas": -1}})
     assert negative.value.status == 422
@@ -1127,15 +1133,24 @@ def test_other_kinds_take_merge_and_json_patch_but_not_strategic_merge(wide: Clu
         "vllm-llama", NS, [{"op": "replace", "path": "/spec/maxReplicas", "value": 6}]
     )
     assert scaled.spec.max_replicas == 6
+    # HorizontalPodAutoscaler is a modelled built-in kind: it takes strategic merge, custom resources do not.
+    merged = autoscaling.patch_namespaced_horizontal_pod_autoscaler(
+        "vllm-llama", NS, {"spec": {"maxReplicas": 8}}
+    )
+    assert merged.spec.max_replicas == 8 and wide.standin.writes[-1].content_type.startswith(
+        "application/strategic-merge-patch+json"
+    )
     with pytest.raises(ApiException) as refused:
-        autoscaling.patch_namespaced_horizontal_pod_autoscaler(
-            "vllm-llama",
+        wide.custom.patch_namespaced_custom_object(
+            *ENVOY,
             NS,
-            {"spec": {"maxReplicas": 8}},
+            "backendtrafficpolicies",
+            "llama-chat-retries",
+            {"spec": {"retry": {"numRetries": 1}}},
             _content_type="application/strategic-merge-patch+json",
         )
     assert refused.value.status == 415
-    assert autoscaling.read_namespaced_horizontal_pod_autoscaler("vllm-llama", NS).spec.max_replicas == 6
+    assert autoscaling.read_namespaced_horizontal_pod_autoscaler("vllm-llama", NS).spec.max_replicas == 8
 
 
 def test_a_pack_with_other_kinds_loads_and_serves_them(tmp_path: Path) -> None:

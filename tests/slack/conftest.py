@@ -158,16 +158,22 @@ def eventually(check: Callable[[], bool], timeout: float = 15) -> None:
 
 
 @contextmanager
-def running_bot(sandbox: Sandbox, database_url: str, **overrides: object) -> Iterator[SlackBot]:
+def running_bot(
+    sandbox: Sandbox, database_url: str, *, config: BotConfig | None = None, **overrides: object
+) -> Iterator[SlackBot]:
     """The bot with Slack, one worker thread (so the announcement runs before the triage);
-    `overrides` change its settings (another Slack URL, Socket Mode)."""
+    `config` replaces the test configuration, `overrides` change its settings (another Slack URL,
+    Socket Mode)."""
     assert sandbox.slack is not None
     notices = sandbox.slack.add_channel(f"incidents-{time.monotonic_ns()}", members=["UBOT", "U0ANA"])
     own = make_settings(database_url, worker_threads=1).model_dump(
         include={"alertmanager_token", "api_token", "worker_threads", "worker_poll_seconds"}
     )
     settings = replay_settings(sandbox, database_url, slack=True, **(own | overrides))
-    deps = build_deps(settings, config=slack_config(notices.id), nvml=sandbox.nvml)
+    config = (
+        config.model_copy(update={"slack": SlackConfig(announcements_channel=notices.id)}) if config else None
+    )
+    deps = build_deps(settings, config=config or slack_config(notices.id), nvml=sandbox.nvml)
     deps.db.upgrade()
     try:
         with serve_in_thread(build_app(deps)) as url:

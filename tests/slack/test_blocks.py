@@ -22,7 +22,7 @@ from bot.sandbox.slack.blocks import check_blocks, check_view
 from bot.slack.blocks.announcement import announcement_blocks
 from bot.slack.blocks.notices import resolve_modal, resolved_blocks
 from bot.slack.blocks.progress import ProgressView
-from bot.slack.blocks.triage import triage_blocks
+from bot.slack.blocks.triage import MAX_ACTIONS, triage_blocks
 from bot.triage.progress import ProgressEvent
 from tests.slack.test_names import incident
 
@@ -134,10 +134,10 @@ def test_the_triage_post_has_tag_code_evidence_gaps_and_buttons() -> None:
     assert "Not seen: gpu: NVML" in text
     buttons = [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
     assert [(b["action_id"], b["value"]) for b in buttons] == [
-        ("proposal-approve", "0"),
-        ("proposal-reject", "0"),
-        ("proposal-approve", "1"),
-        ("proposal-reject", "1"),
+        ("approve-proposal", "0"),
+        ("reject-proposal", "0"),
+        ("approve-proposal", "1"),
+        ("reject-proposal", "1"),
     ]
     assert buttons[0]["style"] == "primary" and buttons[0]["confirm"]["confirm"]["text"] == "Approve"
 
@@ -172,4 +172,4 @@ def test_progress_the_resolved_notice_and_the_modal_are_valid() -> None:
 def test_any_number_of_proposals_fits(n: int) -> None:
     blocks = as_dicts(triage_blocks(incident(), stored(), proposals(n)))
     assert check_blocks(blocks) == []
-    assert sum(b["type"] == "actions" for b in blocks) == min(n, 5)
+    assert sum(b["type"] == "actions" for b in blocks) == min(n, MAX_ACTIONS)

@@ -57,7 +57,7 @@ def test_an_alert_becomes_a_ready_channel_and_a_first_triage(slack_bot: SlackBot
     body = str(post.blocks)
     assert "*Evidence*" in body and "kv_cache_usage" in body and "*Blast radius*" in body
     buttons = [e for b in post.blocks if b["type"] == "actions" for e in b["elements"]]
-    assert [b["action_id"] for b in buttons][:2] == ["proposal-approve", "proposal-reject"]
+    assert [b["action_id"] for b in buttons][:2] == ["approve-proposal", "reject-proposal"]
     assert "kv-cache-exhaustion.md" in body  # the runbook link from runbook_url
     # The chart, through files upload v2, in the triage's thread.
     assert slack_bot.slack.calls_to("files.getUploadURLExternal") and slack_bot.slack.calls_to(

@@ -1,4 +1,4 @@
-"""Clicks, mentions and Socket Mode: the proposal buttons change nothing and say so, a mention
+"""Clicks, mentions and Socket Mode: with no approver configured a proposal's buttons are refused, a mention
 answers with the commands, Slack's URL check is answered, and with SLACK_APP_TOKEN the same
 listeners run over the WebSocket instead of `/slack/events`."""
 
@@ -15,23 +15,18 @@ from bot.sandbox.up import Sandbox
 from tests.slack.conftest import SlackBot, eventually, running_bot
 
 
-def test_approve_and_reject_change_nothing_and_say_so(slack_bot: SlackBot, pack: Pack) -> None:
+def test_a_click_is_refused_when_nobody_may_approve_and_the_refusal_is_audited(
+    slack_bot: SlackBot, pack: Pack
+) -> None:
     incident_id = slack_bot.alert(pack.alert_body)
     slack_bot.wait_for(incident_id, "triage_posted")
     triage = slack_bot.deps.services.chat.message(incident_id, "triage", 1)
     assert triage is not None
     post = slack_bot.slack.channel(triage.channel_id).message(triage.ts)
     assert post is not None
-    buttons = [
-        e
-        for b in post.blocks
-        if b["type"] == "actions"
-        for e in b["elements"]
-        if e["action_id"].startswith("proposal-")
-    ]
-    approve = next(b for b in buttons if b["action_id"] == "proposal-approve")
-    reject = next(b for b in buttons if b["action_id"] == "proposal-reject")
-    before = len(slack_bot.deps.services.incidents.get(incident_id).timeline)
+    buttons = [e for b in post.blocks if b["type"] == "actions" for e in b["elements"]]
+    approve = next(b for b in buttons if b["action_id"] == "approve-proposal")
+    reject = next(b for b in buttons if b["action_id"] == "reject-proposal")
     for button in (approve, reject):
         url = slack_bot.click(
             triage.channel_id,
@@ -39,18 +34,19 @@ def test_approve_and_reject_change_nothing_and_say_so(slack_bot: SlackBot, pack:
             {"action_id": button["action_id"], "value": button["value"], "block_id": "b"},
         )
         [said] = slack_bot.replies(url)
-        assert said.startswith(
-            "Nothing was changed: running actions from Slack is not available in this version"
-        )
-        assert f"(proposal {int(button['value'])}," in said
+        assert "no approvers are configured" in said and said.endswith("Nothing was changed.")
         assert slack_bot.slack.responses(url)[0].replace_original is False  # the triage post stays
-    assert len(slack_bot.deps.services.incidents.get(incident_id).timeline) == before
+    refusals = [
+        e for e in slack_bot.deps.services.incidents.get(incident_id).timeline if e.kind == "action_refused"
+    ]
+    assert [e.actor for e in refusals] == ["U0ANA", "U0ANA"]
+    assert {p.status for p in slack_bot.deps.services.actions.list(incident_id)} == {"proposed"}
     unknown = slack_bot.click(
         triage.channel_id,
         triage.ts,
-        {"action_id": "proposal-approve", "value": "999999", "block_id": "b"},
+        {"action_id": "approve-proposal", "value": "999999", "block_id": "b"},
     )
-    assert slack_bot.replies(unknown) == ["That proposal is unknown here."]
+    assert slack_bot.replies(unknown) == ["proposal 999999 does not exist"]
 
 
 def event_callback(event: dict[str, Any]) -> bytes:

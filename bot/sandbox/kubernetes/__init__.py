@@ -1,4 +1,4 @@
-"""The Kubernetes stand-in: the API server's REST surface over a fixed set of objects."""
+"""The Kubernetes stand-in: the API server's REST surface over a pack's objects, with the controllers behind it."""
 
 from bot.sandbox.kubernetes.logs import PREVIOUS
 from bot.sandbox.kubernetes.patch import PatchError, json_patch, strategic_merge_patch

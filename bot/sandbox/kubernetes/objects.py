@@ -9,6 +9,7 @@ grace periods, with the same `Status` codes and messages.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -30,8 +31,10 @@ _OPTIONS = {"PATCH": "PatchOptions", "PUT": "UpdateOptions", "DELETE": "DeleteOp
 def is_dry_run(method: str, query: QueryParams, body: bytes) -> bool:
     """`dryRun=All` or nothing; any other value is refused as the real server refuses it: 422 Invalid."""
     values = query.getlist("dryRun")
-    if method == "DELETE" and body.strip():
+    if method in ("DELETE", "POST") and body.strip():
         options = decode_json(body)
+        if method == "POST" and isinstance(options, dict):
+            options = options.get("deleteOptions")  # an Eviction carries the delete's options
         if isinstance(options, dict):
             values += options.get("dryRun") or []
     if any(value != "All" for value in values):
@@ -93,6 +96,30 @@ def mark_terminating(pod: Obj, grace: int, now: datetime) -> None:
 
 def spec_part(obj: Obj) -> Obj:
     return {key: value for key, value in obj.items() if key not in ("metadata", "status")}
+
+
+def without_nulls(value: Any) -> Any:
+    """A built-in object as the server's typed decoding keeps it: a null field is no field.
+
+    kubectl sends `creationTimestamp: null` in every pod template it writes (Go's encoding), a
+    Python client does not; on a real cluster both are the same object, so they are here too.
+    """
+    if isinstance(value, dict):
+        return {key: without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [without_nulls(item) for item in value]
+    return value
+
+
+def scaled(value: Any, total: int, *, round_up: bool) -> int:
+    """An IntOrString (3, "25%") against a total, as maxSurge, maxUnavailable and minAvailable read."""
+    if isinstance(value, str) and value.endswith("%"):
+        share = total * float(value[:-1]) / 100
+        return math.ceil(share) if round_up else math.floor(share)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
 
 
 # --- normalisation of loaded objects ---------------------------------------------------------------

@@ -2,10 +2,11 @@
 
 `RESOURCES` lists the modelled types with the API conventions that differ between them (group,
 scope, status subresource, generation, scale); kinds it lacks are served as custom resources
-(`generic`). The discovery endpoints (`/version`, `/api`, `/apis`, ...) are answered from the types
-served, and `ApiFailure` with its helpers builds the `Status` errors that name a type as the real
-server does (`deployments.apps "web" not found`). Kept apart so routing, reads, writes and logs all
-agree on one table.
+(`generic`); pods also take the `eviction` subresource (a policy/v1 Eviction, create only). The
+discovery endpoints (`/version`, `/api`, `/apis`, ...) are answered from the types served, and
+`ApiFailure` with its helpers builds the `Status` errors that name a type as the real server does
+(`deployments.apps "web" not found`). Kept apart so routing, reads, writes, controllers and logs
+all agree on one table.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ _REASONS = {
     409: "Conflict",
     415: "UnsupportedMediaType",
     422: "Invalid",
+    429: "TooManyRequests",
+    500: "InternalError",
 }
 
 
@@ -77,6 +80,15 @@ RESOURCES = (
     Resource("StatefulSet", "statefulsets", "apps", generation=True, scalable=True, short_names=("sts",)),
     Resource("DaemonSet", "daemonsets", "apps", generation=True, short_names=("ds",)),
     Resource("HTTPRoute", "httproutes", GATEWAY, builtin=False, generation=True),
+    Resource("PodDisruptionBudget", "poddisruptionbudgets", "policy", generation=True, short_names=("pdb",)),
+    Resource(
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        "autoscaling",
+        "v2",
+        generation=True,
+        short_names=("hpa",),
+    ),
 )
 SCALE = Resource("Scale", "scale", "autoscaling")
 
@@ -166,13 +178,14 @@ class Discovery:
 def _resource_list(served: list[Resource], group: str, version: str) -> Obj:
     entries: list[Obj] = []
     for res in (r for r in served if (r.group, r.version) == (group, version)):
-        verbs = ["delete", "get", "list", "patch", "update"]
+        verbs = ["delete", "get", "list", "patch", "update", "watch"]
         names = {"name": res.plural, "singularName": res.kind.lower(), "shortNames": list(res.short_names)}
         entries.append(names | {"namespaced": res.namespaced, "kind": res.kind, "verbs": verbs})
         if res.kind == "Pod":
-            entries.append(
-                {"name": "pods/log", "singularName": "", "namespaced": True, "kind": "Pod", "verbs": ["get"]}
-            )
+            sub = {"singularName": "", "namespaced": True}
+            entries.append({"name": "pods/log", **sub, "kind": "Pod", "verbs": ["get"]})
+            eviction = {"group": "policy", "version": "v1", "kind": "Eviction", "verbs": ["create"]}
+            entries.append({"name": "pods/eviction", **sub, **eviction})
         if res.scalable:
             scale = {
                 "group": "autoscaling",

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.sandbox.kubernetes.patch import selector_text
+
 # Field labels each kind accepts besides metadata.name and metadata.namespace, with the value the
 # server compares when the field is absent (booleans print as "false", strings as "").
 FIELD_LABELS: dict[str, dict[str, tuple[str, str]]] = {
@@ -109,6 +111,13 @@ class LabelSelector:
 
     def matches(self, labels: Labels | None) -> bool:
         return all(req.matches(labels or {}) for req in self.requirements)
+
+
+def selects(selector: Mapping[str, Any] | None, labels: Labels | None) -> bool:
+    """A LabelSelector object (matchLabels, matchExpressions) against labels; a missing one selects nothing."""
+    if selector is None:
+        return False
+    return parse_label_selector(selector_text(selector)).matches(labels or {})
 
 
 def parse_label_selector(text: str) -> LabelSelector:

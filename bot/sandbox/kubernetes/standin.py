@@ -1,16 +1,19 @@
-"""A local stand-in of the Kubernetes API server, spoken to through the official `kubernetes` client.
+"""A local stand-in of the Kubernetes API server, spoken to through the official `kubernetes` client and kubectl.
 
-It serves a fixed set of objects (a scenario's k8s.yaml, as `kubectl get -o yaml` prints them) over the
-real REST paths, so the bot's read-only tools and its approved actions run through the real client and
-meet real answers: lists with selectors, pod logs, the three PATCH formats, scale, delete, dry runs,
-optimistic concurrency and `Status` errors. Nothing runs behind it: no controller reconciles, except
-for the cordon taint the node controller would add. Every mutating request is kept in `writes`.
-This module routes requests and answers reads; the objects live in `store`, the write rules in `writes`.
+It serves a scenario's objects (its k8s.yaml, as `kubectl get -o yaml` prints them) over the real REST
+paths, so the bot's read-only tools and its approved actions run through the real client and meet
+real answers: lists with selectors, watches, server-side Tables, pod logs, the three PATCH formats,
+scale, delete, eviction under PodDisruptionBudgets, dry runs, optimistic concurrency and `Status`
+errors. Behind it run the controllers a verification reads the outcome of (ReplicaSet, Deployment,
+HorizontalPodAutoscaler, the gateway's HTTPRoute status, disruption budgets, the cordon taint), but
+only on change: a loaded pack stays exactly as recorded until a write touches it (`controllers`).
+Every mutating request is kept in `writes`. This module routes requests and answers reads; the
+objects live in `store`, the write rules in `writes`.
 """
 
 from __future__ import annotations
 
-import copy
+import bisect
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -18,14 +21,16 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from bot.sandbox.kubernetes.logs import LogOptions, int_param, log_container
 from bot.sandbox.kubernetes.patch import scale_of
-from bot.sandbox.kubernetes.resources import ApiFailure, Discovery, Obj, no_route
+from bot.sandbox.kubernetes.resources import ApiFailure, Discovery, Obj, Resource, no_route
 from bot.sandbox.kubernetes.selectors import SelectorError, page, parse_field_selector, parse_label_selector
-from bot.sandbox.kubernetes.store import Target
+from bot.sandbox.kubernetes.store import Change, Target
+from bot.sandbox.kubernetes.tables import table, wants_table
+from bot.sandbox.kubernetes.watch import Feed, Selection, WatchOptions, stream
 from bot.sandbox.kubernetes.writes import Writes
 
 
@@ -35,6 +40,9 @@ class KubernetesStandIn(Writes, Discovery):
     `pod_logs` maps (namespace, pod, container) to log lines, oldest first; a line may start with an
     RFC 3339 timestamp and a space (as `kubectl logs --timestamps` prints it), which `sinceSeconds`,
     `sinceTime` and `timestamps` then use. The previous instance's lines go under container + PREVIOUS.
+    A pod the controllers create turns Ready `pod_ready_seconds` after it was scheduled, an HTTPRoute
+    is accepted `route_accept_seconds` after its change (wall-clock seconds; 0 is at once). No thread
+    runs: `close()` only ends the watches still open, so that the server can stop at once.
     """
 
     def __init__(
@@ -43,10 +51,22 @@ class KubernetesStandIn(Writes, Discovery):
         *,
         pod_logs: Mapping[tuple[str, str, str], list[str]] | None = None,
         now: Callable[[], datetime] | None = None,
+        pod_ready_seconds: float = 0.2,
+        route_accept_seconds: float = 0.0,
     ) -> None:
-        super().__init__(objects, now=now or (lambda: datetime.now(UTC)))
+        super().__init__(
+            objects,
+            now=now or (lambda: datetime.now(UTC)),
+            pod_ready_seconds=pod_ready_seconds,
+            route_accept_seconds=route_accept_seconds,
+        )
         self._pod_logs = {key: list(lines) for key, lines in (pod_logs or {}).items()}
+        self._closed = False
         self.app = Starlette(routes=self._routes())
+
+    def close(self) -> None:
+        """End the open watches (their clients see the stream end and may come back, as after a timeout)."""
+        self._closed = True
 
     # --- routing -----------------------------------------------------------------------------------
 
@@ -78,8 +98,9 @@ class KubernetesStandIn(Writes, Discovery):
     def _serve(self, request: Request, group: str, version: str, rest: str, body: bytes) -> Response:
         try:
             target = self._target(group, version, rest)
+            self._advance()
             if request.method == "GET":
-                return self._read(target, request.query_params)
+                return self._read(target, request)
             return self._audited(request, target, body)
         except ApiFailure as failure:
             return JSONResponse(failure.status(), status_code=failure.code)
@@ -99,34 +120,42 @@ class KubernetesStandIn(Writes, Discovery):
 
     # --- reads -------------------------------------------------------------------------------------
 
-    def _read(self, target: Target, query: QueryParams) -> Response:
-        res = target.resource
+    def _read(self, target: Target, request: Request) -> Response:
+        res, query = target.resource, request.query_params
         with self._lock:
+            if target.name is None and query.get("watch", "false").lower() in ("true", "1"):
+                return self._watch(target, request)
             if target.name is None:
-                return JSONResponse(self._list(target, query))
+                listed = self._list(target, query)
+                return JSONResponse(self._tabled(request, res, listed["items"], listed["metadata"]) or listed)
             if target.sub is None:
-                return JSONResponse(self._require(target))
+                found = self._require(target)
+                version = {"resourceVersion": str(self._rv)}
+                return JSONResponse(self._tabled(request, res, [found], version) or found)
             if target.sub == "log" and res.kind == "Pod":
                 return PlainTextResponse(self._log(self._require(target), query))
             if target.sub == "scale" and res.scalable:
                 return JSONResponse(scale_of(self._require(target)))
         raise no_route()
 
+    def _tabled(self, request: Request, res: Resource, items: list[Obj], meta: Obj) -> Obj | None:
+        """The Table kubectl asks for (`Accept: application/json;as=Table;...`), or None for plain JSON."""
+        if not wants_table(request.headers.get("accept", "")):
+            return None
+        return table(
+            res.kind, items, meta, request.query_params.get("includeObject", "Metadata"), self._now()
+        )
+
     def _list(self, target: Target, query: QueryParams) -> Obj:
         res = target.resource
-        if query.get("watch", "false").lower() in ("true", "1"):
-            raise ApiFailure(400, "watch is not supported by the stand-in")
+        selection = self._selection(target, query)
         try:
-            labels = parse_label_selector(query.get("labelSelector", ""))
-            fields = parse_field_selector(query.get("fieldSelector", ""), res.kind)
-            items = [
-                copy.deepcopy(obj)
-                for (namespace, _), obj in sorted(self._store[res.group_resource].items())
-                if target.namespace in (None, namespace)
-                and labels.matches(obj["metadata"].get("labels"))
-                and fields.matches(obj)
-            ]
-            shown, meta = page(items, int_param(query, "limit"), query.get("continue"))
+            items = self._objects(res, target.namespace)
+            shown, meta = page(
+                [obj for obj in items if selection.matches(obj)],
+                int_param(query, "limit"),
+                query.get("continue"),
+            )
         except SelectorError as exc:
             raise ApiFailure(400, str(exc)) from exc
         list_meta = {"resourceVersion": str(self._rv), **meta}
@@ -136,6 +165,40 @@ class KubernetesStandIn(Writes, Discovery):
             "metadata": list_meta,
             "items": shown,
         }
+
+    def _selection(self, target: Target, query: QueryParams) -> Selection:
+        try:
+            labels = parse_label_selector(query.get("labelSelector", ""))
+            fields = parse_field_selector(query.get("fieldSelector", ""), target.resource.kind)
+        except SelectorError as exc:
+            raise ApiFailure(400, str(exc)) from exc
+        return Selection(target.resource, target.namespace, labels, fields)
+
+    # --- watches -----------------------------------------------------------------------------------
+
+    def _watch(self, target: Target, request: Request) -> Response:
+        """A watch; asked for Tables (`kubectl get -w`), each event carries a one-row Table."""
+        selection = self._selection(target, request.query_params)
+        options = WatchOptions.parse(request.query_params)
+        feed = Feed(self._snapshot, self._changes_after, lambda: self._closed)
+
+        def shown(obj: Obj) -> Obj:
+            version = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}
+            return self._tabled(request, target.resource, [obj], version) or obj
+
+        events = stream(feed, selection, options, request.is_disconnected, shown)
+        return StreamingResponse(events, media_type="application/json")
+
+    def _snapshot(self, selection: Selection) -> tuple[list[Obj], int]:
+        with self._lock:
+            self._advance()
+            objects = self._objects(selection.resource, selection.namespace)
+            return [obj for obj in objects if selection.matches(obj)], self._rv
+
+    def _changes_after(self, version: int) -> list[Change]:
+        with self._lock:
+            self._advance()
+            return self._changes[bisect.bisect_right(self._changes, version, key=lambda c: c.version) :]
 
     def _log(self, pod: Obj, query: QueryParams) -> str:
         meta = pod["metadata"]

@@ -1,8 +1,11 @@
-"""The Kubernetes stand-in's object store: the loaded objects by type, and the resourceVersion counter.
+"""The Kubernetes stand-in's object store: the objects by type, the resourceVersion counter, the changes.
 
 Loading fills in what the API server sets at creation (namespace, uid, resourceVersion, generation)
-and registers a type for any kind the table lacks (`generic`); reads, writes and discovery then share
-the served types, the store, its lock and `_require`. Kept apart from the HTTP surface
+and registers a type for any kind the table lacks (`generic`); reads, writes, controllers and
+discovery then share the served types, the store, its lock and `_require`. Every change after
+loading goes through `_put` or `_drop`, which hand out the next resourceVersion, append a `Change`
+for watches and mark the object dirty for the controllers; loading records none, so nothing
+reconciles what a pack recorded until a write touches it. Kept apart from the HTTP surface
 (`standin`) and the write rules (`writes`) so that both work on one store.
 """
 
@@ -17,8 +20,20 @@ from datetime import datetime
 from typing import Any
 
 from bot.sandbox.kubernetes.generic import generic_resource
-from bot.sandbox.kubernetes.objects import check_string_maps, jsonable
+from bot.sandbox.kubernetes.objects import check_string_maps, jsonable, spec_part
 from bot.sandbox.kubernetes.resources import RESOURCES, Obj, Resource, not_found
+
+
+@dataclass(frozen=True)
+class Change:
+    """One stored change as a watch reports it: the object after it, and before it (None when added)."""
+
+    version: int
+    type: str  # ADDED, MODIFIED or DELETED
+    group_resource: str
+    namespace: str
+    obj: Obj
+    old: Obj | None
 
 
 @dataclass(frozen=True)
@@ -42,6 +57,9 @@ class Store:
         # By group and plural (`services`, `services.serving.knative.dev`): plurals repeat across groups.
         self._store: dict[str, dict[tuple[str, str], Obj]] = {res.group_resource: {} for res in RESOURCES}
         self._rv = 0
+        self._changes: list[Change] = []
+        # What changed since the controllers last looked, with the object as it was before (None: new).
+        self._dirty: dict[tuple[str, str, str], Obj | None] = {}
         self._load([jsonable(dict(obj)) for obj in objects])
 
     def get_object(self, kind: str, namespace: str | None, name: str) -> Obj | None:
@@ -51,8 +69,73 @@ class Store:
             served = ", ".join(r.kind for r in self._served)
             raise ValueError(f"kind {kind!r} is not served; served: {served}")
         with self._lock:
-            found = self._store[res.group_resource].get(((namespace or "") if res.namespaced else "", name))
-            return copy.deepcopy(found)
+            self._advance()
+            return self._find(res, namespace, name)
+
+    def _advance(self) -> None:
+        """Let time-driven work that is due happen before a read; the controllers override it."""
+
+    # --- changes -----------------------------------------------------------------------------------
+
+    def _find(self, res: Resource, namespace: str | None, name: str) -> Obj | None:
+        found = self._store[res.group_resource].get(((namespace or "") if res.namespaced else "", name))
+        return copy.deepcopy(found)
+
+    def _objects(self, res: Resource, namespace: str | None = None) -> list[Obj]:
+        """Copies of the stored objects of a type, in one namespace or all, in key order."""
+        stored = sorted(self._store[res.group_resource].items())
+        return [copy.deepcopy(obj) for (ns, _), obj in stored if namespace in (None, ns)]
+
+    def _put(self, res: Resource, obj: Obj) -> Obj | None:
+        """Store a new or changed object under the next resourceVersion; None when nothing changed."""
+        meta = obj["metadata"]
+        key = (meta.get("namespace", ""), meta["name"])
+        before = self._store[res.group_resource].get(key)
+        if before is not None:
+            unchanged = {
+                **obj,
+                "metadata": {**meta, "resourceVersion": before["metadata"]["resourceVersion"]},
+            }
+            if unchanged == before:
+                return None
+        self._rv += 1
+        stored = copy.deepcopy(obj)
+        stored["metadata"]["resourceVersion"] = str(self._rv)
+        self._store[res.group_resource][key] = stored
+        self._changed(res, "ADDED" if before is None else "MODIFIED", stored, before)
+        return copy.deepcopy(stored)
+
+    def _save(self, res: Resource, obj: Obj) -> Obj | None:
+        """`_put` for the controllers' own writes: generation counts their spec changes as a client's."""
+        meta = obj["metadata"]
+        stored = self._store[res.group_resource].get((meta.get("namespace", ""), meta["name"]))
+        if res.generation and stored is None:
+            meta.setdefault("generation", 1)
+        elif res.generation and stored is not None and spec_part(obj) != spec_part(stored):
+            meta["generation"] = int(stored["metadata"].get("generation") or 0) + 1
+        return self._put(res, obj)
+
+    def _drop(self, res: Resource, obj: Obj) -> Obj:
+        """Remove an object; the DELETED change carries it as it was last, under a new resourceVersion."""
+        meta = obj["metadata"]
+        before = self._store[res.group_resource].pop((meta.get("namespace", ""), meta["name"]))
+        self._rv += 1
+        gone = copy.deepcopy(obj)
+        gone["metadata"]["resourceVersion"] = str(self._rv)
+        self._changed(res, "DELETED", gone, before)
+        return gone
+
+    def _touch(self, res: Resource, obj: Obj) -> None:
+        """Have the controllers look at an object that did not change itself (its pods did)."""
+        meta = obj["metadata"]
+        self._dirty.setdefault((res.group_resource, meta.get("namespace", ""), meta["name"]), obj)
+
+    def _changed(self, res: Resource, kind: str, obj: Obj, before: Obj | None) -> None:
+        meta = obj["metadata"]
+        namespace = meta.get("namespace", "")
+        change = Change(self._rv, kind, res.group_resource, namespace, copy.deepcopy(obj), before)
+        self._changes.append(change)
+        self._dirty.setdefault((res.group_resource, namespace, meta["name"]), before)
 
     @property
     def resource_version(self) -> str:

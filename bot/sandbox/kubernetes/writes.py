@@ -1,8 +1,9 @@
-"""Writes to the Kubernetes stand-in: PATCH, PUT, scale and DELETE as the API server runs them.
+"""Writes to the Kubernetes stand-in: PATCH, PUT, scale, DELETE and eviction as the API server runs them.
 
 Each mutating request is checked (dry run, identity, preconditions, optimistic concurrency), applied
 to the store with the fields the server owns kept true, and recorded in `writes` with what came of
-it, refused or not. Kept apart from reads and routing, which never change the store.
+it, refused or not; a change that was stored is then reconciled by the controllers before the
+answer goes out. Kept apart from reads and routing, which never change the store.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from bot.sandbox.kubernetes.controllers import Controllers
+from bot.sandbox.kubernetes.eviction import EVICTED, check_budgets, eviction_options
 from bot.sandbox.kubernetes.objects import (
     check_identity,
     check_preconditions,
@@ -26,6 +29,7 @@ from bot.sandbox.kubernetes.objects import (
     mark_terminating,
     rfc3339,
     spec_part,
+    without_nulls,
 )
 from bot.sandbox.kubernetes.patch import (
     PatchError,
@@ -44,7 +48,7 @@ from bot.sandbox.kubernetes.resources import (
     no_route,
     status_details,
 )
-from bot.sandbox.kubernetes.store import Store, Target
+from bot.sandbox.kubernetes.store import Target
 
 _SERVER_OWNED = (
     "name",
@@ -72,11 +76,13 @@ class Write:
     at: datetime
 
 
-class Writes(Store):
+class Writes(Controllers):
     """The write half of the API server over the store; every mutating request lands in `writes`."""
 
-    def __init__(self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime]) -> None:
-        super().__init__(objects, now=now)
+    def __init__(
+        self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime], **knobs: float
+    ) -> None:
+        super().__init__(objects, now=now, **knobs)
         self.writes: list[Write] = []
 
     def _audited(self, request: Request, target: Target, body: bytes) -> Response:
@@ -86,15 +92,19 @@ class Writes(Store):
             dry_run = is_dry_run(request.method, request.query_params, body)
             with self._lock:
                 payload = self._mutate(request, target, body, dry_run)
+                if not dry_run:
+                    self._reconcile()
         except ApiFailure as failure:
             self._record(request, body, dry_run, failure.code, None)
             raise
         except PatchError as exc:
             self._record(request, body, dry_run, exc.code, None)
             raise ApiFailure(exc.code, exc.message) from exc
-        meta = payload.get("metadata") if payload.get("kind") != "Status" else None
-        self._record(request, body, dry_run, 200, (meta or {}).get("resourceVersion"))
-        return JSONResponse(payload)
+        is_status = payload.get("kind") == "Status"
+        code = int(payload.get("code", 200)) if is_status else 200
+        meta = payload.get("metadata") if not is_status else None
+        self._record(request, body, dry_run, code, (meta or {}).get("resourceVersion"))
+        return JSONResponse(payload, status_code=code)
 
     def _record(self, request: Request, body: bytes, dry_run: bool, status: int, version: str | None) -> None:
         try:
@@ -119,6 +129,8 @@ class Writes(Store):
     def _mutate(self, request: Request, target: Target, body: bytes, dry_run: bool) -> Obj:
         method, res = request.method, target.resource
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if method == "POST" and target.sub == "eviction" and res.kind == "Pod" and target.name is not None:
+            return self._evict(target, body, dry_run)
         if target.name is None or method == "POST":
             raise ApiFailure(405, "the server does not allow this method on the requested resource")
         if method == "DELETE" and target.sub is None:
@@ -142,17 +154,17 @@ class Writes(Store):
         if wanted not in (None, "") and str(wanted) != stored["metadata"]["resourceVersion"]:
             raise conflict(res, stored["metadata"]["name"])
         updated = self._settle(res, stored, candidate)
-        if dry_run or updated == stored:
+        if dry_run or self._same(res, updated, stored):
             return updated
-        self._rv += 1
-        meta = updated["metadata"]
-        meta["resourceVersion"] = str(self._rv)
-        self._store[res.group_resource][(meta.get("namespace", ""), meta["name"])] = copy.deepcopy(updated)
-        return updated
+        return self._put(res, updated) or updated
+
+    def _same(self, res: Resource, one: Obj, other: Obj) -> bool:
+        """Equal as the server sees it: for a built-in kind, a null field is no field."""
+        return one == other or (res.builtin and without_nulls(one) == without_nulls(other))
 
     def _settle(self, res: Resource, stored: Obj, candidate: Obj) -> Obj:
         """What the server makes of a candidate: its own fields restored, generation and taints kept true."""
-        updated = copy.deepcopy(candidate)
+        updated = without_nulls(candidate) if res.builtin else copy.deepcopy(candidate)
         updated["kind"], updated["apiVersion"] = res.kind, res.api_version
         meta, before = updated["metadata"], stored["metadata"]
         for key in _SERVER_OWNED:
@@ -163,7 +175,7 @@ class Writes(Store):
         if res.has_status:
             updated.pop("status", None)
             updated |= {"status": copy.deepcopy(stored["status"])} if "status" in stored else {}
-        if res.generation and spec_part(updated) != spec_part(stored):
+        if res.generation and not self._same(res, spec_part(updated), spec_part(stored)):
             meta["generation"] = int(before.get("generation") or 0) + 1
         if res.kind == "Node":
             sync_cordon_taint(updated, stored, rfc3339(self._now()))
@@ -190,21 +202,32 @@ class Writes(Store):
         candidate["metadata"]["resourceVersion"] = wanted["metadata"].get("resourceVersion")
         return scale_of(self._commit(target.resource, stored, candidate, dry_run))
 
+    def _evict(self, target: Target, body: bytes, dry_run: bool) -> Obj:
+        """POST pods/{name}/eviction: the delete, if the pod's disruption budget allows it."""
+        assert target.name is not None
+        options = eviction_options(body, target.name)
+        pod_target = Target(target.resource, target.namespace, target.name, None)
+        pod = self._require(pod_target)
+        check_budgets(pod, [(pdb, self._live_budget(pdb)) for pdb in self._budgets_for(pod)])
+        self._remove(pod_target, QueryParams(), options, dry_run)
+        return copy.deepcopy(EVICTED)
+
     def _delete(self, target: Target, query: QueryParams, body: bytes, dry_run: bool) -> Obj:
-        """Pods come back terminating (deletionTimestamp set); other kinds answer a Success Status."""
-        res = target.resource
         options = decode_json(body) if body.strip() else {}
         if not isinstance(options, dict):
             raise ApiFailure(400, "DeleteOptions must be a JSON object")
+        return self._remove(target, query, options, dry_run)
+
+    def _remove(self, target: Target, query: QueryParams, options: Mapping[str, Any], dry_run: bool) -> Obj:
+        """Pods come back terminating (deletionTimestamp set); other kinds answer a Success Status."""
+        res = target.resource
         stored = self._require(target)
         check_preconditions(res, stored, options.get("preconditions") or {})
         gone = copy.deepcopy(stored)
         if res.kind == "Pod":
             mark_terminating(gone, grace_period(stored, query, options), self._now())
         if not dry_run:
-            self._rv += 1
-            gone["metadata"]["resourceVersion"] = str(self._rv)
-            del self._store[res.group_resource][(target.namespace or "", stored["metadata"]["name"])]
+            gone = self._drop(res, gone)
         if res.kind == "Pod":
             return gone
         details = status_details(res, stored["metadata"]["name"]) | {"uid": stored["metadata"]["uid"]}

@@ -11,10 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from slack_sdk.models.blocks import (
-    ActionsBlock,
     Block,
-    ButtonElement,
-    ConfirmObject,
     ContextBlock,
     DividerBlock,
     HeaderBlock,
@@ -24,11 +21,11 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.domain import ActionProposal, Incident, StoredTriage
+from bot.slack.blocks.proposals import proposal_blocks
 from bot.slack.blocks.text import FIELD, HEADER, SECTION, cut, escape, link
-from bot.slack.ids import ActionId
 
 MAX_EVIDENCE = 8
-MAX_ACTIONS = 5
+MAX_ACTIONS = 8  # a refused eviction adds its delete as one more
 CATEGORY_MARK = {
     "infrastructure": ":building_construction:",
     "model_config": ":package:",
@@ -62,33 +59,6 @@ def evidence_section(evidence: Sequence[dict[str, Any]]) -> SectionBlock:
     text = "*Evidence*\n" + ("\n".join(lines) if lines else "_none_")
     more = f"\n… and {left} more (`incident-bot incidents show`)" if left else ""
     return SectionBlock(text=MarkdownTextObject(text=cut(text, SECTION - len(more)) + more))
-
-
-def action_blocks(proposal: ActionProposal, run: int, *, number: int) -> list[Block]:
-    action = proposal.action
-    what = f"*{number}. {action.kind.value.replace('_', ' ')}* `{escape(action.target)}`"
-    why = f" — {escape(action.rationale)}" if action.rationale else ""
-    undo = f"\n_Undo:_ {escape(action.undo)}" if action.undo else ""
-    confirm = ConfirmObject(
-        title=cut(f"Run {action.kind.value}?", 100),
-        text=cut(f"{action.kind.value} on {action.target}. {action.undo}", 300),
-        confirm="Approve",
-        deny="Cancel",
-    )
-    buttons = [
-        ButtonElement(
-            text="Approve",
-            action_id=ActionId.APPROVE.value,
-            value=str(proposal.id),
-            style="primary",
-            confirm=confirm,
-        ),
-        ButtonElement(text="Reject", action_id=ActionId.REJECT.value, value=str(proposal.id)),
-    ]
-    return [
-        SectionBlock(text=MarkdownTextObject(text=cut(what + why + undo, SECTION))),
-        ActionsBlock(block_id=f"proposal-{proposal.id}-run-{run}", elements=buttons),
-    ]
 
 
 def triage_blocks(
@@ -129,7 +99,7 @@ def triage_blocks(
             )
         )
         for number, proposal in enumerate(proposals[:MAX_ACTIONS], start=1):
-            blocks += action_blocks(proposal, triage.run, number=number)
+            blocks += proposal_blocks(proposal, triage.run, number=number)
     else:
         blocks.append(
             SectionBlock(text=PlainTextObject(text="No action of the catalog helps here: see the runbook."))

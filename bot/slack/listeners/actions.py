@@ -1,44 +1,68 @@
-"""Button clicks: the proposals' Approve / Reject, "Resolve incident" (opens the reason modal), links.
+"""Button clicks: a proposal's Approve / Reject / Undo, "Resolve incident" (opens the reason modal), links.
 
-Clicks are acked first. Running an approved action is not part of this version: the click says
-so and changes nothing.
+Clicks are acked first. The decision is the action service's (the approver check, the claim in
+the database, the queued execution); a refusal or a click that came second is answered to the
+clicker alone, and the message is edited in place for everyone else.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
+from collections.abc import Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.deps import Services
-from bot.errors import BotError
+from bot.domain import ActionProposal
+from bot.errors import BotError, ForbiddenError
+from bot.publish import Publisher, PublishError
 from bot.slack.blocks.notices import resolve_modal
-from bot.slack.blocks.text import escape
 from bot.slack.ids import ActionId
 
+log = logging.getLogger(__name__)
 
-def register(app: AsyncApp, services: Services) -> None:
-    @app.action(ActionId.APPROVE.value)
-    @app.action(ActionId.REJECT.value)
-    async def decide(ack: AsyncAck, action: dict[str, Any], respond: AsyncRespond) -> None:
-        await ack()
+
+def register(app: AsyncApp, services: Services, publisher: Publisher | None = None) -> None:
+    decisions: dict[str, Callable[..., ActionProposal]] = {
+        "approve": services.actions.approve,
+        "reject": services.actions.reject,
+        "undo": services.actions.undo,
+    }
+
+    def refresh(proposal: ActionProposal) -> None:
+        triage = services.incidents.triage(proposal.incident_id, proposal.run)
+        if publisher is None or triage is None:
+            return
         try:
-            proposal = await asyncio.to_thread(services.incidents.proposal, int(action["value"]))
-        except (BotError, ValueError):
+            publisher.actions_changed(services.incidents.get(proposal.incident_id).incident, triage)
+        except PublishError as exc:
+            log.warning("proposal %s: message not updated: %s", proposal.id, exc.message)
+
+    @app.action(re.compile(r"^(approve|reject|undo)"))
+    async def decide(
+        ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
+    ) -> None:
+        await ack()
+        verb = str(re.match(r"^(approve|reject|undo)", str(action["action_id"])).group(1))  # type: ignore[union-attr]
+        user = str((body.get("user") or {}).get("id") or "")
+        try:
+            proposal = await asyncio.to_thread(decisions[verb], int(action["value"]), actor=user)
+        except ForbiddenError as exc:
             await respond(
-                text="That proposal is unknown here.", response_type="ephemeral", replace_original=False
+                text=f":no_entry: {exc.message}. Nothing was changed.",
+                response_type="ephemeral",
+                replace_original=False,
             )
             return
-        what = f"{proposal.action.kind.value} `{escape(proposal.action.target)}`"
-        await respond(
-            text=f"Nothing was changed: running actions from Slack is not available in this version "
-            f"(proposal {proposal.id}, {what}). Apply it by hand if you decide to, and note it with "
-            "`/incident note`.",
-            response_type="ephemeral",
-            replace_original=False,
-        )
+        except (BotError, ValueError) as exc:
+            message = exc.message if isinstance(exc, BotError) else "That proposal is unknown here."
+            await respond(text=message, response_type="ephemeral", replace_original=False)
+            return
+        await asyncio.to_thread(refresh, proposal)
 
     @app.action(ActionId.RESOLVE.value)
     async def resolve(

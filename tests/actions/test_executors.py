@@ -146,3 +146,12 @@ def test_a_write_on_a_route_changed_since_the_plan_is_refused_by_the_server() ->
         assert refused.value.status == 422
         weights = [r.get("weight") for r in kube.route(namespace, name)["spec"]["rules"][0]["backendRefs"]]
         assert weights == [90, 11]
+
+
+def test_a_rollback_diff_names_the_argument_that_changes() -> None:
+    action = expected_target("rollback_deployment")
+    with cluster(pack_for("rollback_deployment").objects) as kube:
+        plan = executor(kube, "rollback_deployment").plan(action, actor="U0BOB", incident_id=1)
+    changed = [line for line in plan.diff if ".args[" in line]
+    assert changed and all(len(line) < 200 for line in changed), plan.diff
+    assert any("→ 128" in line and "--max-num-seqs" in line for line in changed), changed

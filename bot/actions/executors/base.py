@@ -7,6 +7,7 @@ until its deadline.
 
 from __future__ import annotations
 
+import difflib
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -104,8 +105,26 @@ def diff(before: Obj, after: Obj, *, roots: tuple[str, ...] = ("spec", "metadata
             lines.append(f"- {path}: {_show(old[path])}")
         elif path not in old:
             lines.append(f"+ {path}: {_show(new[path])}")
+        elif isinstance(old[path], list) and isinstance(new[path], list):
+            lines += _list_diff(path, old[path], new[path])
         elif old[path] != new[path]:
             lines.append(f"~ {path}: {_show(old[path])} → {_show(new[path])}")
+    return lines
+
+
+def _list_diff(path: str, old: list[Any], new: list[Any]) -> list[str]:
+    """Only the items that change (a container's args: the flag whose value moved, not the whole list)."""
+    lines = []
+    matcher = difflib.SequenceMatcher(a=[repr(v) for v in old], b=[repr(v) for v in new], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        before, after = " ".join(_show(v) for v in old[i1:i2]), " ".join(_show(v) for v in new[j1:j2])
+        context = f" (after {_show(old[i1 - 1])})" if i1 > 0 else ""
+        if op == "replace":
+            lines.append(f"~ {path}[{i1}]: {before} → {after}{context}")
+        elif op == "delete":
+            lines.append(f"- {path}[{i1}]: {before}{context}")
+        elif op == "insert":
+            lines.append(f"+ {path}[{i1}]: {after}{context}")
     return lines
 
 

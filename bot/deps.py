@@ -165,6 +165,7 @@ def build_deps(
             publisher,
             config,
             runner,
+            services.actions,
             clock=clock,
             lease=timedelta(seconds=settings.job_lease_seconds),
         ),

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from bot.actions.model import ActionDecision, ProposalState
 from bot.actions.runner import ActionRunner
+from bot.actions.service import ActionService
 from bot.announce import build_announcement
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
@@ -39,6 +40,7 @@ def handlers(
     publisher: Publisher,
     config: BotConfig,
     runner: ActionRunner,
+    actions: ActionService,
     *,
     clock: Clock = utc_now,
     lease: timedelta = timedelta(minutes=5),
@@ -136,10 +138,18 @@ def handlers(
             runner.store.release_run(row.id, holder, interrupt_id=paused, resumed=resumed)
         refresh(proposal.incident_id, proposal.run)
 
+    def expire(job: Job) -> None:
+        """A proposal's time is up: expired (audited) unless decided, and its buttons go."""
+        before = runner.store.get(int(job.payload["proposal_id"]))
+        after = actions.get(before.id)  # reading a proposal past its time expires it
+        if after.status != before.status:
+            refresh(after.incident_id, after.run)
+
     return {
         JobKind.ANNOUNCE: announce,
         JobKind.TRIAGE: triage,
         JobKind.POST_TRIAGE: post_triage,
         JobKind.ALERTS_RESOLVED: alerts_resolved,
         JobKind.ACT: act,
+        JobKind.EXPIRE: expire,
     }

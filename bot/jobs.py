@@ -28,6 +28,7 @@ class JobKind(StrEnum):
     POST_TRIAGE = "incident.post_triage"  # a stored triage run, posted under its announcement
     ALERTS_RESOLVED = "incident.alerts_resolved"  # every alert resolved: ask a human to resolve
     ACT = "incident.act"  # an approved decision: resume the run's paused triage, which executes it
+    EXPIRE = "incident.expire_proposal"  # a proposal's time is up: expire it if undecided, say so
 
 
 QUEUED = "queued"
@@ -55,8 +56,10 @@ def enqueue(
     now: datetime,
     dedup_key: str | None = None,
     max_attempts: int = 5,
+    run_after: datetime | None = None,
 ) -> bool:
-    """Add a job; with a dedup_key already queued or run, do nothing. True when added."""
+    """Add a job (due at once, or at `run_after`); with a dedup_key already queued or run, do nothing.
+    True when added."""
     stmt = (
         insert_for(session, JobRow)
         .values(
@@ -66,7 +69,7 @@ def enqueue(
             status=QUEUED,
             attempts=0,
             max_attempts=max_attempts,
-            run_after=now,
+            run_after=run_after or now,
             created_at=now,
         )
         .on_conflict_do_nothing(index_elements=["dedup_key"])

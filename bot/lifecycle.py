@@ -41,7 +41,7 @@ class Lifecycle:
 
     # -- the timeline and the queue ------------------------------------------------------------
     @staticmethod
-    def _event(
+    def event(
         session: Session,
         incident_id: int,
         at: datetime,
@@ -57,16 +57,15 @@ class Lifecycle:
         session.add(event)
         return event
 
-    record = _event  # the actions' audit writes its entries through the same writer
-
     def act_job(
-        self, session: Session, incident_id: int, proposal_id: int, phase: str, now: datetime
+        self, session: Session, ids: tuple[int, int], phase: str, now: datetime, at: datetime | None = None
     ) -> None:
-        """Queue the execution of an approved decision (one job per proposal and phase)."""
+        """Queue a decision's execution (phase apply or undo), or the expiry check (phase expire, at `at`)."""
+        kind, (incident_id, proposal_id) = JobKind.EXPIRE if phase == "expire" else JobKind.ACT, ids
         payload = {"incident_id": incident_id, "proposal_id": proposal_id, "phase": phase}
-        key = f"{JobKind.ACT.value}:{proposal_id}:{phase}"
+        key, attempts = f"{kind.value}:{proposal_id}:{phase}", self._attempts
         enqueue(
-            session, kind=JobKind.ACT, payload=payload, now=now, dedup_key=key, max_attempts=self._attempts
+            session, kind=kind, payload=payload, now=now, dedup_key=key, max_attempts=attempts, run_after=at
         )
 
     def _job(
@@ -83,7 +82,7 @@ class Lifecycle:
         self, session: Session, row: IncidentRow, *, actor: str, text: str, data: dict[str, Any]
     ) -> None:
         """Both ways in (an alert group, a declaration) announce and triage alike."""
-        self._event(session, row.id, row.opened_at, actor, EventKind.OPENED, text, data)
+        self.event(session, row.id, row.opened_at, actor, EventKind.OPENED, text, data)
         self._job(session, JobKind.ANNOUNCE, row.id, row.opened_at)
         self._start_triage(session, row, actor=actor, now=row.opened_at, first=True)
 
@@ -137,7 +136,7 @@ class Lifecycle:
     ) -> None:
         """A new alert of the group, or one that resolved or fired again."""
         kind = EventKind.ALERT_RESOLVED if resolved else EventKind.ALERT_FIRING
-        self._event(session, incident_id, now, "alertmanager", kind, text, data)
+        self.event(session, incident_id, now, "alertmanager", kind, text, data)
 
     def alerts_truncated(self, session: Session, incident_id: int, truncated: int, *, now: datetime) -> None:
         """Say that Alertmanager left alerts out (max_alerts), once per new count."""
@@ -157,7 +156,7 @@ class Lifecycle:
             f"Alertmanager left {truncated} alerts of this group out of its notification (max_alerts): "
             "the incident holds only the alerts it was sent"
         )
-        self._event(
+        self.event(
             session, incident_id, now, "alertmanager", EventKind.NOTE, text, {"truncated_alerts": truncated}
         )
 
@@ -186,7 +185,7 @@ class Lifecycle:
             return False
         row.announced_at = now
         text = f"announced {where}"
-        self._event(session, row.id, now, BOT, EventKind.ANNOUNCED, text, data)
+        self.event(session, row.id, now, BOT, EventKind.ANNOUNCED, text, data)
         waiting = session.scalars(
             select(TriageRow.run).where(TriageRow.incident_id == row.id, TriageRow.posted_at.is_(None))
         ).all()
@@ -199,7 +198,7 @@ class Lifecycle:
     ) -> None:
         """The incident's chat channel exists (created, or found after a crash mid-creation)."""
         data = {"channel_id": channel_id, "name": name}
-        self._event(
+        self.event(
             session, row.id, now, BOT, EventKind.CHANNEL_CREATED, f"Slack channel #{name} created", data
         )
 
@@ -217,7 +216,7 @@ class Lifecycle:
         """Something did not reach the chat; the timeline says what, why, and whether it is retried."""
         then = f"attempt {attempt} of {of}, retried" if attempt < of else f"gave up after {of} attempts"
         text, data = f"the {what} did not reach Slack: {error} ({then})", {"what": what, "error": error}
-        self._event(
+        self.event(
             session, row.id, now, BOT, EventKind.POST_FAILED, text, {**data, "attempt": attempt, "of": of}
         )
 
@@ -236,7 +235,7 @@ class Lifecycle:
         run = row.triage_runs
         if not first:
             text = f"triage run {run} requested by {actor}"
-            self._event(session, row.id, now, actor, EventKind.TRIAGE_REQUESTED, text, {"run": run})
+            self.event(session, row.id, now, actor, EventKind.TRIAGE_REQUESTED, text, {"run": run})
         self._job(session, JobKind.TRIAGE, row.id, now, run)
         return run
 
@@ -300,11 +299,12 @@ class Lifecycle:
                 "target": action.target,
                 "run": run,
             }
-            self._event(session, row.id, now, BOT, EventKind.ACTION_PROPOSED, text, data)
+            self.event(session, row.id, now, BOT, EventKind.ACTION_PROPOSED, text, data)
+            self.act_job(session, (row.id, proposal.id), "expire", now, at=proposal.expires_at)
         first = f"; first move: {result.actions[0].kind} {result.actions[0].target}" if result.actions else ""
         said = f"{result.category} / {result.code}, confidence {result.confidence:.0%}{first}"
         text, data = f"{run_label(run)} ({result.engine}): {said}", {"triage_id": stored, "run": run}
-        self._event(session, row.id, now, BOT, EventKind.TRIAGED, text, {**data, "gaps": result.gaps})
+        self.event(session, row.id, now, BOT, EventKind.TRIAGED, text, {**data, "gaps": result.gaps})
         if row.announced_at is not None:
             self._job(session, JobKind.POST_TRIAGE, row.id, now, run)
         return True
@@ -322,7 +322,7 @@ class Lifecycle:
             return False
         triage.posted_at = now
         text = f"{run_label(run)} posted {where}"
-        self._event(session, row.id, now, BOT, EventKind.TRIAGE_POSTED, text, {"run": run})
+        self.event(session, row.id, now, BOT, EventKind.TRIAGE_POSTED, text, {"run": run})
         return True
 
     # -- what responders do --------------------------------------------------------------------
@@ -331,7 +331,7 @@ class Lifecycle:
             raise InvalidTransitionError(f"incident {row.id} is {row.status}, not open")
         row.status = IncidentStatus.ACKNOWLEDGED.value
         row.acknowledged_at, row.acknowledged_by = now, actor
-        self._event(session, row.id, now, actor, EventKind.ACKNOWLEDGED, f"acknowledged by {actor}")
+        self.event(session, row.id, now, actor, EventKind.ACKNOWLEDGED, f"acknowledged by {actor}")
 
     def set_severity(
         self, session: Session, row: IncidentRow, severity: Severity, *, actor: str, now: datetime
@@ -342,7 +342,7 @@ class Lifecycle:
             return
         row.severity = severity.value
         text = f"severity {old} → {severity.value}"
-        self._event(
+        self.event(
             session, row.id, now, actor, EventKind.SEVERITY_CHANGED, text, {"from": old, "to": severity.value}
         )
 
@@ -363,7 +363,7 @@ class Lifecycle:
         why = f": {reason.strip()[:500]}" if reason and reason.strip() else ""
         text = f"category {old or 'untagged'} → {category.value}{why}"
         data = {"from": old, "to": category.value, "reason": reason.strip() if reason else None}
-        self._event(session, row.id, now, actor, EventKind.CATEGORY_TAGGED, text, data)
+        self.event(session, row.id, now, actor, EventKind.CATEGORY_TAGGED, text, data)
 
     def add_note(
         self, session: Session, row: IncidentRow, text: str, *, actor: str, now: datetime
@@ -373,7 +373,7 @@ class Lifecycle:
             raise InvalidTransitionError("a note cannot be empty")
         if len(text) > MAX_NOTE:
             raise InvalidTransitionError(f"a note is limited to {MAX_NOTE} characters")
-        event = self._event(session, row.id, now, actor, EventKind.NOTE, text)
+        event = self.event(session, row.id, now, actor, EventKind.NOTE, text)
         session.flush()
         return event
 
@@ -384,7 +384,7 @@ class Lifecycle:
         _not_resolved(row)
         row.status = IncidentStatus.RESOLVED.value
         row.resolved_at, row.resolved_by, row.resolution = now, actor, reason[:4000]
-        self._event(session, row.id, now, actor, EventKind.RESOLVED, f"resolved by {actor}: {reason}")
+        self.event(session, row.id, now, actor, EventKind.RESOLVED, f"resolved by {actor}: {reason}")
 
 
 def run_label(run: int) -> str:

@@ -154,13 +154,13 @@ class ProposalStore:
         }
         facts |= data or {}
         if session is not None:
-            self._lifecycle.record(session, proposal.incident_id, now, actor, kind, text, facts)
+            self._lifecycle.event(session, proposal.incident_id, now, actor, kind, text, facts)
             return
         with self.db.transaction() as own:
-            self._lifecycle.record(own, proposal.incident_id, now, actor, kind, text, facts)
+            self._lifecycle.event(own, proposal.incident_id, now, actor, kind, text, facts)
 
     def queue(self, session: Session, proposal: ActionProposal, phase: str, now: datetime) -> None:
-        self._lifecycle.act_job(session, proposal.incident_id, proposal.id, phase, now)
+        self._lifecycle.act_job(session, (proposal.incident_id, proposal.id), phase, now)
 
     def follow_up(
         self,

@@ -3,6 +3,7 @@ and acting on a decision twice (a retried job, a worker that died after its writ
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -93,3 +94,23 @@ def test_a_target_outside_the_incident_scope_is_refused(replay: Replay) -> None:
     refused = actions.get(proposal.id)
     assert refused.status == "refused" and "not in the incident's scope" in refused.outcome["summary"]
     assert node_writes(replay).count(False) == 0
+
+
+def test_a_proposal_left_undecided_expires_on_its_own_with_its_audit_entry() -> None:
+    with (
+        Sandbox(pack_for(KIND)) as sandbox,
+        replaying(sandbox, config=approval_config(expire_minutes=0.001)) as replay,
+    ):
+        stored = replay.triage()
+        [proposal] = [
+            p
+            for p in replay.deps.services.actions.store.of_incident(stored.incident_id)
+            if p.action.kind == KIND
+        ]
+        time.sleep(0.1)
+        replay.deps.worker.drain(timeout=30)  # the expiry job, due at the proposal's expiry
+        assert replay.deps.services.actions.store.get(proposal.id).status == "expired"
+        timeline = replay.deps.services.incidents.get(stored.incident_id).timeline
+        assert [e.kind for e in timeline if e.data.get("proposal_id") == proposal.id].count(
+            "action_expired"
+        ) == 1

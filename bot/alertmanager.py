@@ -104,6 +104,11 @@ class WebhookPayload(_Model):
         return None
 
 
+# Where an alert names its service: the plain label, then what SLO generators write (Sloth, and
+# OpenSLO specs converted through Sloth, label their alerts `sloth_service`).
+SERVICE_LABELS = ("service", "sloth_service")
+
+
 def parse_payload(body: bytes) -> WebhookPayload:
     """Decode and validate a webhook body, with a reason a human can act on."""
     if len(body) > MAX_BODY_BYTES:

@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from bot.alertmanager import WebhookAlert, WebhookPayload
+from bot.alertmanager import SERVICE_LABELS, WebhookAlert, WebhookPayload
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
 from bot.domain import AlertStatus, IncidentStatus, IntakeOutcome, IntakeResult
@@ -122,7 +122,7 @@ class Intake:
         self, payload: WebhookPayload, firing: list[WebhookAlert], now: datetime
     ) -> dict[str, object]:
         first = firing[0]
-        service = payload.label("service")
+        service = payload.label(*SERVICE_LABELS)
         configured = self._config.service(service)
         alertname = payload.label("alertname") or first.alertname
         summary = payload.commonAnnotations.get("summary") or first.annotations.get("summary")

@@ -4,8 +4,12 @@ order), a new run on request, and nothing twice."""
 
 from __future__ import annotations
 
+import json
+
+from bot.alertmanager import parse_payload
 from bot.deps import Deps
 from bot.domain import Category, IncidentSummary, Severity, TriageResult
+from tests.support.payloads import alert, webhook
 from tests.support.store import jobs_of
 
 RESULT = TriageResult(
@@ -94,3 +98,14 @@ def test_a_run_queued_by_an_older_version_still_moves_the_counter(deps: Deps) ->
     iid = incidents.declare(title="legacy", severity=Severity.MAJOR, actor="U1").id
     assert incidents.record_triage(iid, 3, RESULT)  # as if runs 2 and 3 had been queued elsewhere
     assert incidents.request_triage(iid, actor="U2") == 4
+
+
+def test_an_slo_generators_service_label_names_the_incidents_service(deps: Deps) -> None:
+    body = json.dumps(
+        webhook(
+            [alert(labels={"sloth_service": "assist-chat", "sloth_slo": "requests-availability"})], group="g1"
+        )
+    ).encode()
+    opened = deps.services.intake.ingest(parse_payload(body))
+    assert opened.incident_id is not None
+    assert deps.services.incidents.get(opened.incident_id).incident.service == "assist-chat"

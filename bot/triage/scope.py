@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.alertmanager import SERVICE_LABELS
 from bot.promql import alert_namespace, envoy_routes, matchers
 from bot.triage.request import TriageRequest
 from tools.kubernetes import Topology
@@ -86,7 +87,7 @@ def resolve(request: TriageRequest, topology: Topology | None, *, namespace: str
     for query in request.queries:
         for key, values in matchers(query).items():
             from_expr.setdefault(key, []).extend(values)
-    service = request.incident.service or request.label("service")
+    service = request.incident.service or request.label(*SERVICE_LABELS)
     model = request.incident.model or request.label("model", "model_name")
     names = {v for key in NAME_KEYS for v in [*request.labels(key), *from_expr.get(key, [])] if v}
     names |= {n for n in (service, model) if n}

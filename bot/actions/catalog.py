@@ -45,7 +45,8 @@ CATALOG: dict[ActionKind, ActionSpec] = {
         ActionSpec(
             ActionKind.RESTART_POD,
             "pod",
-            "delete one pod so its ReplicaSet recreates it (drops that pod's in-flight generations)",
+            "evict one pod (its disruption budget decides) so its ReplicaSet recreates it; "
+            "drops that pod's in-flight generations",
             "nothing to restore: the ReplicaSet keeps the replica count; reroute back if traffic was moved",
         ),
         ActionSpec(

@@ -22,7 +22,7 @@ from bot.errors import NotFoundError
 from bot.incidents import IncidentService
 from bot.jobs import Job, JobKind
 from bot.lifecycle import BOT, run_label
-from bot.publish import Publisher, PublishError
+from bot.publish import Publisher, PublishError, show_actions
 from bot.triage.engine import TriageEngine
 from bot.triage.graph import NotPending
 from bot.worker import Deferred, Handler
@@ -104,11 +104,8 @@ def handlers(
 
     def refresh(incident_id: int, run: int) -> None:
         """The proposals' message shows their state; a failed edit is said, and does not undo the action."""
-        stored = incidents.triage(incident_id, run)
-        if stored is None or stored.posted_at is None:
-            return
         try:
-            publisher.actions_changed(incidents.get(incident_id).incident, stored)
+            show_actions(publisher, incidents, incident_id, run)
         except PublishError as exc:
             log.warning("proposal message of incident %s not updated: %s", incident_id, exc.message)
             incidents.record_post_failure(

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from bot.clock import Clock, utc_now
@@ -89,24 +89,11 @@ class IncidentService:
         """The actions a stored triage run proposed, first move first."""
         with self._db.reader() as session:
             rows = session.execute(
-                select(ActionProposalRow, TriageRow.run)
-                .join(TriageRow, TriageRow.id == ActionProposalRow.triage_id)
+                with_run()
                 .where(ActionProposalRow.incident_id == incident_id, TriageRow.run == run)
                 .order_by(ActionProposalRow.position)
             ).all()
             return [proposal_of(row, run_no) for row, run_no in rows]
-
-    def proposal(self, proposal_id: int) -> ActionProposal:
-        """One stored proposal (what a button click names)."""
-        with self._db.reader() as session:
-            found = session.execute(
-                select(ActionProposalRow, TriageRow.run)
-                .join(TriageRow, TriageRow.id == ActionProposalRow.triage_id)
-                .where(ActionProposalRow.id == proposal_id)
-            ).one_or_none()
-            if found is None:
-                raise NotFoundError(f"proposal {proposal_id} does not exist")
-            return proposal_of(*found)
 
     def triage(self, incident_id: int, run: int | None = None) -> StoredTriage | None:
         """One stored triage run (the latest when `run` is None), or None when not stored yet."""
@@ -238,6 +225,13 @@ class IncidentService:
             if row is None:
                 raise NotFoundError(f"incident {incident_id} does not exist")
             yield session, row, self._clock()
+
+
+def with_run() -> Select[ActionProposalRow, int]:
+    """Proposals with the number of the triage run that made them (how a proposal is read)."""
+    return select(ActionProposalRow, TriageRow.run).join(
+        TriageRow, TriageRow.id == ActionProposalRow.triage_id
+    )
 
 
 def proposal_of(row: ActionProposalRow, run: int) -> ActionProposal:

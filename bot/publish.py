@@ -8,12 +8,15 @@ did not get through; the job that asked for it is retried and the timeline says 
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bot.announce import Announcement
 from bot.domain import Incident, StoredTriage
 from bot.errors import BotError
 from bot.triage.progress import Progress
+
+if TYPE_CHECKING:
+    from bot.incidents import IncidentService
 
 
 class PublishError(BotError):
@@ -55,3 +58,13 @@ class TimelinePublisher:
 
     def actions_changed(self, incident: Incident, triage: StoredTriage) -> None:
         return None  # the timeline entries are the record
+
+
+def show_actions(publisher: Publisher, incidents: IncidentService, incident_id: int, run: int) -> None:
+    """Edit a posted triage run to show its proposals as they now stand; nothing before it is posted.
+
+    Raises PublishError when the edit did not get through (the caller says so where it can).
+    """
+    stored = incidents.triage(incident_id, run)
+    if stored is not None and stored.posted_at is not None:
+        publisher.actions_changed(incidents.get(incident_id).incident, stored)

@@ -71,6 +71,10 @@ CATALOG: dict[ActionKind, ActionSpec] = {
 }
 
 
+# Which list of the incident's scope holds a target of each kind (a target must be in it).
+SCOPE_FIELD = {"pod": "pods", "deployment": "deployments", "httproute": "routes", "node": "nodes"}
+
+
 def spec_for(kind: str) -> ActionSpec:
     """The catalog entry; a ValueError for anything outside the catalog."""
     return CATALOG[ActionKind(kind)]

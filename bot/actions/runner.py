@@ -12,7 +12,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from bot.actions.catalog import ActionKind
+from bot.actions.catalog import SCOPE_FIELD, ActionKind
 from bot.actions.executors import Blocked, Executor, Limits, Refused, executor_for
 from bot.actions.executors.base import diff
 from bot.actions.kube import KubeActions, KubeError, Obj
@@ -22,7 +22,6 @@ from bot.clock import Clock, utc_now
 from bot.domain import ActionProposal, EventKind
 
 log = logging.getLogger(__name__)
-_SCOPE_LIST = {"pod": "pods", "deployment": "deployments", "httproute": "routes", "node": "nodes"}
 P = ProposalState
 
 
@@ -60,7 +59,7 @@ class ActionRunner:
         kind, _, name = action.target.partition("/")
         if action.namespace is not None and action.namespace != scope.get("namespace"):
             raise Refused(f"{action.target} is in namespace {action.namespace}, not the incident's")
-        if name not in (scope.get(_SCOPE_LIST.get(kind, ""), []) or []):
+        if name not in (scope.get(SCOPE_FIELD.get(kind, ""), []) or []):
             raise Refused(f"{action.target} is not in the incident's scope")
 
     # -- before approval -----------------------------------------------------------------------
@@ -87,16 +86,11 @@ class ActionRunner:
     def _dry_run(self, executor: Executor, plan: Plan) -> list[str]:
         if plan.noop:
             return []
-        before = self._current(executor, plan)
+        before = executor.current(plan)
         answer = executor.write(plan, dry_run=True)
         if before and answer.get("kind") == before.get("kind"):
             return diff(before, answer) or plan.diff
         return plan.diff
-
-    @staticmethod
-    def _current(executor: Executor, plan: Plan) -> Obj | None:
-        current = getattr(executor, "current", None)
-        return current(plan) if callable(current) else None
 
     # -- after approval ------------------------------------------------------------------------
     def execute(self, decision: ActionDecision) -> Outcome:

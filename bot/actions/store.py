@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from bot.actions.model import ProposalState
 from bot.domain import ActionProposal, EventKind
 from bot.errors import NotFoundError
-from bot.incidents import proposal_of
+from bot.incidents import proposal_of, with_run
 from bot.lifecycle import Lifecycle
 from bot.store.db import Database
 from bot.store.models import ActionExecutionRow, ActionProposalRow, IncidentRow, TriageRow
@@ -33,25 +33,17 @@ class ProposalStore:
 
     # -- reads ---------------------------------------------------------------------------------
     def get(self, proposal_id: int) -> ActionProposal:
+        """One stored proposal (what a button click names)."""
         with self.db.reader() as session:
-            return self._get(session, proposal_id)
-
-    @staticmethod
-    def _get(session: Session, proposal_id: int) -> ActionProposal:
-        found = session.execute(
-            select(ActionProposalRow, TriageRow.run)
-            .join(TriageRow, TriageRow.id == ActionProposalRow.triage_id)
-            .where(ActionProposalRow.id == proposal_id)
-        ).one_or_none()
-        if found is None:
-            raise NotFoundError(f"proposal {proposal_id} does not exist")
-        return proposal_of(*found)
+            found = session.execute(with_run().where(ActionProposalRow.id == proposal_id)).one_or_none()
+            if found is None:
+                raise NotFoundError(f"proposal {proposal_id} does not exist")
+            return proposal_of(*found)
 
     def of_incident(self, incident_id: int) -> list[ActionProposal]:
         with self.db.reader() as session:
             rows = session.execute(
-                select(ActionProposalRow, TriageRow.run)
-                .join(TriageRow, TriageRow.id == ActionProposalRow.triage_id)
+                with_run()
                 .where(ActionProposalRow.incident_id == incident_id)
                 .order_by(TriageRow.run, ActionProposalRow.position, ActionProposalRow.id)
             ).all()

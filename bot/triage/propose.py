@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.actions.catalog import ActionKind, spec_for
+from bot.actions.catalog import SCOPE_FIELD, ActionKind, spec_for
 from bot.domain import ProposedAction
 from bot.triage.classify import Decision
 from bot.triage.runbooks import ActionContext, Runbook, RunbookCatalog
-from bot.triage.scope import IncidentScope
+from bot.triage.scope import IncidentScope, selects
 from tools.kubernetes import REVISION, Topology
 from tools.result import Evidence
 
@@ -89,9 +89,6 @@ def propose(
     return actions
 
 
-_SCOPED = {"pod": "pods", "deployment": "deployments", "httproute": "routes", "node": "nodes"}
-
-
 def in_scope(
     actions: list[ProposedAction], scope: IncidentScope, topology: Topology | None, decision: Decision
 ) -> tuple[list[ProposedAction], list[ProposedAction]]:
@@ -100,7 +97,7 @@ def in_scope(
     kept, dropped = [], []
     for action in actions:
         kind, _, name = action.target.partition("/")
-        if name in getattr(scope, _SCOPED.get(kind, ""), []):
+        if name in getattr(scope, SCOPE_FIELD.get(kind, ""), []):
             kept.append(
                 action.model_copy(update={"params": _params(action.kind, action.target, topology, decision)})
             )
@@ -152,10 +149,9 @@ def _failing_backend(backends: set[str], topology: Topology, decision: Decision)
     for svc in topology.services:
         selector = (svc.get("spec") or {}).get("selector") or {}
         svc_name = svc["metadata"]["name"]
-        if svc_name not in backends or not selector:
+        if svc_name not in backends:
             continue
         for pod in topology.pods:
-            labels = pod["metadata"].get("labels") or {}
-            if pod["metadata"]["name"] in pods and all(labels.get(k) == v for k, v in selector.items()):
+            if pod["metadata"]["name"] in pods and selects(selector, pod["metadata"].get("labels") or {}):
                 blamed.add(svc_name)
     return next(iter(blamed)) if len(blamed) == 1 and len(backends) > 1 else None

@@ -59,7 +59,8 @@ def _name(obj: dict[str, Any]) -> str:
     return str(obj["metadata"]["name"])
 
 
-def _selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
+    """Whether a Service selector (non-empty, all labels equal) picks an object with `labels`."""
     return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
 
@@ -147,7 +148,7 @@ def _walk(
     for pod in topo.pods:
         deployment = rs_to_deploy.get(_owner(pod, "ReplicaSet") or "")
         if (
-            any(_selects(sel, _labels(pod)) for sel in selectors)
+            any(selects(sel, _labels(pod)) for sel in selectors)
             or _name(pod) in pod_hints
             or any(re.fullmatch(h, _name(pod)) for h in pod_hints if any(c in h for c in ".*+"))
             or (deployment is not None and deployment in names)

@@ -15,13 +15,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import kubernetes.client as k8s
+import yaml
 
+from bot.actions.catalog import spec_for
+from bot.actions.kube import KubeActions
 from bot.config import Actions, BotConfig
-from bot.domain import ActionProposal
+from bot.domain import ActionProposal, ProposedAction
+from bot.sandbox.kubernetes import KubernetesStandIn
 from bot.sandbox.pack import Pack, load_pack
+from bot.sandbox.server import ServerThread
 from bot.sandbox.up import Sandbox
 from tests.conftest import ROOT
 from tests.slack.conftest import SlackBot, running_bot
+from tools.kubernetes import api_client
 
 APPROVER_BY_GROUP = "U0BOB"
 APPROVER_BY_EMAIL = "U0CAROL"
@@ -44,6 +50,41 @@ def approval_config(**actions: Any) -> BotConfig:
 
 def pack_for(kind: str) -> Pack:
     return load_pack(ROOT / "scenarios" / PACKS[kind])
+
+
+HPA = {
+    "apiVersion": "autoscaling/v2",
+    "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "support", "namespace": "llm-serving"},
+    "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"},
+        "minReplicas": 1,
+        "maxReplicas": 8,
+    },
+}
+
+
+def expected_target(kind: str) -> ProposedAction:
+    """The action of `kind` a pack's expected.yaml accepts as a first move, on its target."""
+    pack = pack_for(kind)
+    expected = yaml.safe_load((pack.root / "expected.yaml").read_text())
+    target = next(a["target"] for a in expected["acceptable_first_actions"] if a["kind"] == kind)
+    namespace = next(o for o in pack.objects if o["kind"] == "Deployment")["metadata"]["namespace"]
+    spec = spec_for(kind)
+    return ProposedAction(kind=spec.kind, target=target, namespace=namespace if spec.namespaced else None)
+
+
+@contextmanager
+def served(objects: list[dict[str, Any]]) -> Iterator[tuple[KubernetesStandIn, KubeActions]]:
+    """A cluster stand-in holding `objects`, served on loopback, and the executors' client to it."""
+    standin = KubernetesStandIn(objects)
+    try:
+        with ServerThread(standin.app) as server:
+            kube = KubeActions(api_client(server.url))
+            yield standin, kube
+            kube.close()
+    finally:
+        standin.close()
 
 
 @dataclass
@@ -138,10 +179,3 @@ def wait_state(bot: SlackBot, proposal_id: int, states: set[str], timeout: float
 def kinds_on_timeline(bot: SlackBot, incident_id: int, proposal_id: int) -> list[str]:
     timeline = bot.deps.services.incidents.get(incident_id).timeline
     return [e.kind.value for e in timeline if e.data.get("proposal_id") == proposal_id]
-
-
-def eventually_true(check: Callable[[], bool], timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.1)

@@ -23,13 +23,13 @@ from tests.actions.conftest import (
     buttons,
     click,
     cluster_of,
-    eventually_true,
     kinds_on_timeline,
     message_text,
     pack_for,
     proposal_of,
     wait_state,
 )
+from tests.slack.conftest import eventually
 
 
 def snapshot(cluster: Cluster, kind: str, target: str, namespace: str | None) -> Any:
@@ -106,7 +106,9 @@ def test_a_proposal_is_refused_to_others_then_approved_verified_and_undone(
             "action_verified",
         ):
             assert step in steps, steps
-        eventually_true(lambda: "*done*" in message_text(bot, incident))  # edited in place after the job
+        eventually(
+            lambda: "*done*" in message_text(bot, incident), timeout=20
+        )  # edited in place after the job
         assert f"<@{APPROVER_BY_GROUP}>" in message_text(bot, incident)
         undo = [
             b
@@ -124,5 +126,5 @@ def test_a_proposal_is_refused_to_others_then_approved_verified_and_undone(
         else:
             assert restored == before
         assert "action_undone" in kinds_on_timeline(bot, incident, proposal.id)
-        eventually_true(lambda: "*undone*" in message_text(bot, incident))
+        eventually(lambda: "*undone*" in message_text(bot, incident), timeout=20)
         assert not [b for b in buttons(bot, incident) if b["value"] == str(proposal.id)]

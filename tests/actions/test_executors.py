@@ -14,25 +14,15 @@ from bot.actions.catalog import ActionKind
 from bot.actions.executors import Executor, Limits, Refused, executor_for
 from bot.actions.kube import KubeActions, KubeError
 from bot.domain import ProposedAction
-from bot.sandbox.kubernetes import KubernetesStandIn
-from bot.sandbox.server import ServerThread
-from tests.actions.conftest import pack_for
-from tests.actions.test_rbac import HPA, expected_target
-from tools.kubernetes import api_client
+from tests.actions.conftest import HPA, expected_target, pack_for, served
 
 GPU = "nvidia.com/gpu"
 
 
 @contextmanager
 def cluster(objects: list[dict[str, Any]]) -> Iterator[KubeActions]:
-    standin = KubernetesStandIn(objects)
-    try:
-        with ServerThread(standin.app) as server:
-            kube = KubeActions(api_client(server.url))
-            yield kube
-            kube.close()
-    finally:
-        standin.close()
+    with served(objects) as (_, kube):
+        yield kube
 
 
 def executor(kube: KubeActions, kind: str, verify: float = 10) -> Executor:

@@ -17,7 +17,6 @@ from tests.actions.conftest import (
     buttons,
     click,
     cluster_of,
-    eventually_true,
     kinds_on_timeline,
     message_text,
     pack_for,
@@ -25,6 +24,7 @@ from tests.actions.conftest import (
     wait_state,
 )
 from tests.conftest import api_headers
+from tests.slack.conftest import eventually
 
 KIND = "restart_pod"
 BUDGET = {
@@ -68,7 +68,7 @@ def test_a_budget_that_refuses_the_eviction_offers_a_delete_as_a_second_approval
         assert pod_names(budgeted, namespace) == before
         [delete] = [p for p in bot.deps.services.actions.list(incident) if p.follows == proposal.id]
         assert delete.action.params["mode"] == "delete" and delete.status == "proposed"
-        eventually_true(lambda: "Delete anyway" in message_text(bot, incident))
+        eventually(lambda: "Delete anyway" in message_text(bot, incident), timeout=20)
         assert [
             b
             for b in buttons(bot, incident)

@@ -9,28 +9,14 @@ from typing import Any
 
 import yaml
 
-from bot.actions.catalog import ActionKind, spec_for
+from bot.actions.catalog import ActionKind
 from bot.actions.executors import Limits, executor_for
 from bot.actions.executors.restart_pod import Blocked
-from bot.actions.kube import KubeActions
 from bot.domain import ProposedAction
-from bot.sandbox.kubernetes import KubernetesStandIn
-from bot.sandbox.server import ServerThread
-from tests.actions.conftest import PACKS, pack_for
+from tests.actions.conftest import HPA, PACKS, expected_target, pack_for, served
 from tests.conftest import ROOT
-from tools.kubernetes import api_client
 
 READS = {"get", "list", "watch"}
-HPA = {
-    "apiVersion": "autoscaling/v2",
-    "kind": "HorizontalPodAutoscaler",
-    "metadata": {"name": "support", "namespace": "llm-serving"},
-    "spec": {
-        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"},
-        "minReplicas": 1,
-        "maxReplicas": 8,
-    },
-}
 
 
 def granted(path: str) -> set[tuple[str, str, str]]:
@@ -55,36 +41,21 @@ def rbac_of(verb: str, path: str) -> tuple[str, str, str]:
     return (found.group("group") or "", resource, action)
 
 
-def expected_target(kind: str) -> ProposedAction:
-    pack = pack_for(kind)
-    expected = yaml.safe_load((pack.root / "expected.yaml").read_text())
-    target = next(a["target"] for a in expected["acceptable_first_actions"] if a["kind"] == kind)
-    namespace = next(o for o in pack.objects if o["kind"] == "Deployment")["metadata"]["namespace"]
-    spec = spec_for(kind)
-    return ProposedAction(kind=spec.kind, target=target, namespace=namespace if spec.namespaced else None)
-
-
 def run_kind(
     kind: str, action: ProposedAction, extra: list[dict[str, Any]] | None = None
 ) -> list[tuple[str, str, str]]:
-    standin = KubernetesStandIn([*pack_for(kind).objects, *(extra or [])])
-    try:
-        with ServerThread(standin.app) as server:
-            kube = KubeActions(api_client(server.url))
-            executor = executor_for(ActionKind(kind), kube, Limits(verify_seconds=10, poll_seconds=0.1))
-            plan = executor.plan(action, actor="U0BOB", incident_id=1)
-            try:
-                executor.write(plan, dry_run=True)
-                written = executor.write(plan, dry_run=False)
-            except Blocked:
-                written = {}
-            assert executor.verify(plan, written).ok
-            back = executor.undo(plan, written, actor="U0CAROL", incident_id=1)
-            if not back.noop:
-                executor.write(back, dry_run=False)
-            kube.close()
-    finally:
-        standin.close()
+    with served([*pack_for(kind).objects, *(extra or [])]) as (standin, kube):
+        executor = executor_for(ActionKind(kind), kube, Limits(verify_seconds=10, poll_seconds=0.1))
+        plan = executor.plan(action, actor="U0BOB", incident_id=1)
+        try:
+            executor.write(plan, dry_run=True)
+            written = executor.write(plan, dry_run=False)
+        except Blocked:
+            written = {}
+        assert executor.verify(plan, written).ok
+        back = executor.undo(plan, written, actor="U0CAROL", incident_id=1)
+        if not back.noop:
+            executor.write(back, dry_run=False)
     return [rbac_of(w.verb, w.path) for w in standin.writes]
 
 

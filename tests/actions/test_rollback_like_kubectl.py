@@ -18,10 +18,9 @@ import yaml
 from bot.actions.catalog import ActionKind
 from bot.actions.executors import Limits, executor_for
 from bot.actions.kube import KubeActions
-from bot.domain import ProposedAction
 from bot.sandbox.kubernetes import KubernetesStandIn
 from bot.sandbox.server import ServerThread
-from tests.actions.conftest import pack_for
+from tests.actions.conftest import expected_target, pack_for
 from tools.kubernetes import api_client
 
 KIND = "rollback_deployment"
@@ -90,11 +89,8 @@ def flat(value: Any, path: str = "") -> dict[str, Any]:
 
 
 def test_the_bot_rolls_back_as_kubectl_rollout_undo_does(tmp_path: Path) -> None:
-    pack = pack_for(KIND)
-    expected = yaml.safe_load((pack.root / "expected.yaml").read_text())
-    target = next(a["target"] for a in expected["acceptable_first_actions"] if a["kind"] == KIND)
-    name = target.split("/", 1)[1]
-    namespace = next(o for o in pack.objects if o["kind"] == "Deployment")["metadata"]["namespace"]
+    pack, action = pack_for(KIND), expected_target(KIND)
+    name, namespace = action.target.split("/", 1)[1], str(action.namespace)
     by_kubectl, by_bot = KubernetesStandIn(pack.objects), KubernetesStandIn(pack.objects)
     try:
         with ServerThread(by_kubectl.app) as one, ServerThread(by_bot.app) as other:
@@ -104,7 +100,6 @@ def test_the_bot_rolls_back_as_kubectl_rollout_undo_does(tmp_path: Path) -> None
             executor = executor_for(
                 ActionKind.ROLLBACK_DEPLOYMENT, kube, Limits(verify_seconds=20, poll_seconds=0.1)
             )
-            action = ProposedAction(kind=ActionKind.ROLLBACK_DEPLOYMENT, target=target, namespace=namespace)
             plan = executor.plan(action, actor="U0BOB", incident_id=1)
             written = executor.write(plan, dry_run=False)
             assert executor.verify(plan, written).ok

@@ -9,18 +9,18 @@ HorizontalPodAutoscaler targets the deployment it would take a manual scale back
 
 from __future__ import annotations
 
-from bot.actions.executors.base import KubeExecutor, Refused, need_namespace, ready, selector_of, target_name
+from bot.actions.executors.base import (
+    KubeExecutor,
+    Refused,
+    need_namespace,
+    ready,
+    selector_of,
+    target_name,
+    unschedulable,
+)
 from bot.actions.kube import KubeError, Obj
 from bot.actions.model import Plan, Verification
 from bot.domain import ProposedAction
-
-
-def _unschedulable(pods: list[Obj]) -> str | None:
-    for pod in pods:
-        for condition in (pod.get("status") or {}).get("conditions") or []:
-            if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
-                return str(condition.get("message") or "unschedulable")
-    return None
 
 
 class AddReplica(KubeExecutor):
@@ -124,7 +124,7 @@ class AddReplica(KubeExecutor):
             if replicas == wanted and count >= wanted:
                 return Verification(ok=True, summary=f"deployment/{name} has {count} Ready replicas")
             pods = [p for p in self.kube.pods(namespace, selector_of(dep)) if not ready(p)]
-            why = _unschedulable(pods)
+            why = unschedulable(pods)
             if why:
                 return Verification(ok=False, pending=True, summary=f"the new replica is Pending: {why}")
             return Verification(ok=False, summary=f"deployment/{name}: {count} of {wanted} replicas Ready")

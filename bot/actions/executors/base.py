@@ -38,6 +38,11 @@ class Executor(Protocol):
 
     def write(self, plan: Plan, *, dry_run: bool) -> Obj: ...
 
+    def current(self, plan: Plan) -> Obj | None:
+        """The object `write` changes, as it is now (what its dry run is diffed against); None when the
+        write answers no such object (an eviction answers a Status)."""
+        ...
+
     def applied(self, plan: Plan) -> bool:
         """Whether the cluster already holds what `plan` writes (a retried execution finds it done)."""
         ...
@@ -145,10 +150,23 @@ def ready(pod: Obj) -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
+def label_selector(labels: dict[str, str]) -> str:
+    """Labels that must all match, as a label selector string."""
+    return ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+
+
 def selector_of(obj: Obj) -> str:
     """The `matchLabels` of a workload's selector, as a label selector string."""
-    labels = ((obj.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-    return ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+    return label_selector(((obj.get("spec") or {}).get("selector") or {}).get("matchLabels") or {})
+
+
+def unschedulable(pods: list[Obj]) -> str | None:
+    """Why the first of `pods` that could not be scheduled waits (the scheduler's message)."""
+    for pod in pods:
+        for condition in (pod.get("status") or {}).get("conditions") or []:
+            if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+                return str(condition.get("message") or condition.get("reason") or "unschedulable")
+    return None
 
 
 def pointer(*parts: str | int) -> str:

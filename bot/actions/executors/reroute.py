@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.actions.executors.base import KubeExecutor, Refused, need_namespace, pointer, ready, target_name
+from bot.actions.executors.base import (
+    KubeExecutor,
+    Refused,
+    label_selector,
+    need_namespace,
+    pointer,
+    ready,
+    target_name,
+)
 from bot.actions.kube import KubeError, Obj
 from bot.actions.model import Plan, Verification
 from bot.domain import ProposedAction
@@ -106,7 +114,7 @@ class Reroute(KubeExecutor):
             return 0
         if not selector:
             return 0
-        pods = self.kube.pods(namespace, ",".join(f"{k}={v}" for k, v in sorted(selector.items())))
+        pods = self.kube.pods(namespace, label_selector(selector))
         return sum(1 for p in pods if ready(p))
 
     @staticmethod

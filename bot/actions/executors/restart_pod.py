@@ -9,7 +9,15 @@ afterwards: the undo only checks that the replica set is whole again.
 
 from __future__ import annotations
 
-from bot.actions.executors.base import KubeExecutor, Refused, need_namespace, ready, target_name
+from bot.actions.executors.base import (
+    KubeExecutor,
+    Refused,
+    need_namespace,
+    ready,
+    selector_of,
+    target_name,
+    unschedulable,
+)
 from bot.actions.kube import KubeError, Obj
 from bot.actions.model import Plan, Verification
 from bot.domain import ProposedAction
@@ -65,8 +73,7 @@ class RestartPod(KubeExecutor):
 
     def _siblings(self, namespace: str, owner: str) -> list[Obj]:
         rs = self.kube.replicaset(namespace, owner)
-        labels = ((rs.get("spec") or {}).get("selector") or {}).get("matchLabels") or {}
-        pods = self.kube.pods(namespace, ",".join(f"{k}={v}" for k, v in sorted(labels.items())))
+        pods = self.kube.pods(namespace, selector_of(rs))
         return [p for p in pods if (_owner(p) or {}).get("uid") == rs["metadata"]["uid"]]
 
     def _ready_siblings(self, namespace: str, owner: Obj, *, exclude: str) -> int:
@@ -87,6 +94,9 @@ class RestartPod(KubeExecutor):
                 causes = [str(c.get("message") or c.get("reason")) for c in exc.causes]
                 raise Blocked(exc.message, causes) from exc
             raise
+
+    def current(self, plan: Plan) -> Obj | None:
+        return None  # an eviction answers a Status, not the pod: the plan's lines are the diff
 
     def applied(self, plan: Plan) -> bool:
         assert plan.namespace is not None
@@ -118,8 +128,7 @@ class RestartPod(KubeExecutor):
                 return Verification(
                     ok=True, summary=f"replicaset/{data['owner']} has {count} Ready pods again"
                 )
-            waiting = [_unschedulable(p) for p in fresh if not ready(p)]
-            why = next((w for w in waiting if w), None)
+            why = unschedulable([p for p in fresh if not ready(p)])
             if why:
                 return Verification(ok=False, pending=True, summary=f"the replacement is Pending: {why}")
             return Verification(
@@ -138,10 +147,3 @@ class RestartPod(KubeExecutor):
             data={**plan.data, "check_only": True},
             noop=True,
         )
-
-
-def _unschedulable(pod: Obj) -> str | None:
-    for condition in (pod.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
-            return str(condition.get("message") or condition.get("reason") or "unschedulable")
-    return None

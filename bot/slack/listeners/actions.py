@@ -19,11 +19,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.deps import Services
 from bot.domain import ActionProposal
 from bot.errors import BotError, ForbiddenError
-from bot.publish import Publisher, PublishError
+from bot.publish import Publisher, PublishError, show_actions
 from bot.slack.blocks.notices import resolve_modal
 from bot.slack.ids import ActionId
 
 log = logging.getLogger(__name__)
+DECISION = re.compile(r"^(approve|reject|undo)")  # the action ids' prefixes, and the verb they name
 
 
 def register(app: AsyncApp, services: Services, publisher: Publisher | None = None) -> None:
@@ -34,20 +35,21 @@ def register(app: AsyncApp, services: Services, publisher: Publisher | None = No
     }
 
     def refresh(proposal: ActionProposal) -> None:
-        triage = services.incidents.triage(proposal.incident_id, proposal.run)
-        if publisher is None or triage is None:
+        if publisher is None:
             return
         try:
-            publisher.actions_changed(services.incidents.get(proposal.incident_id).incident, triage)
+            show_actions(publisher, services.incidents, proposal.incident_id, proposal.run)
         except PublishError as exc:
             log.warning("proposal %s: message not updated: %s", proposal.id, exc.message)
 
-    @app.action(re.compile(r"^(approve|reject|undo)"))
+    @app.action(DECISION)
     async def decide(
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], respond: AsyncRespond
     ) -> None:
         await ack()
-        verb = str(re.match(r"^(approve|reject|undo)", str(action["action_id"])).group(1))  # type: ignore[union-attr]
+        matched = DECISION.match(str(action["action_id"]))
+        assert matched is not None  # the listener is registered on this pattern
+        verb = matched.group(1)
         user = str((body.get("user") or {}).get("id") or "")
         try:
             proposal = await asyncio.to_thread(decisions[verb], int(action["value"]), actor=user)

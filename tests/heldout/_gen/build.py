@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
+from importlib import import_module
 from pathlib import Path
 
-from . import p1_nccl, p2_overload, p3_imagepull, p4_triton_kv, p5_sglang_oom, p6_engine_crash
-
 ROOT = Path(__file__).resolve().parents[1]
-MODULES = [p1_nccl, p2_overload, p3_imagepull, p4_triton_kv, p5_sglang_oom, p6_engine_crash]
+# One module per pack (`p<N>_*.py`, in number order), each with `NAME` and `build(root)`.
+MODULES = [
+    import_module(f"{__package__}.{p.stem}")
+    for p in sorted(Path(__file__).parent.glob("p[0-9]*.py"), key=lambda p: int(p.stem[1:].split("_")[0]))
+]
 
 
 def main(argv: list[str]) -> int:

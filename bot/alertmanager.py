@@ -107,6 +107,8 @@ class WebhookPayload(_Model):
 # Where an alert names its service: the plain label, then what SLO generators write (Sloth, and
 # OpenSLO specs converted through Sloth, label their alerts `sloth_service`).
 SERVICE_LABELS = ("service", "sloth_service")
+# Where it names its model: vLLM's and TGI's `model_name`, the plain label, and an OpenAI-style name.
+MODEL_LABELS = ("model", "model_name", "served_model_name")
 
 
 def parse_payload(body: bytes) -> WebhookPayload:

@@ -172,6 +172,15 @@ class TimelineEntry(Frozen):
     evidence: str
 
 
+class Alternative(Frozen):
+    """A second plausible cause: its code and category, why, and the evidence for it."""
+
+    code: str
+    category: Category
+    hypothesis: str
+    evidence: list[str] = Field(default_factory=list)
+
+
 class TriageResult(Frozen):
     """What every triage produces and stores; `public()` is the triage result JSON."""
 
@@ -194,6 +203,7 @@ class TriageResult(Frozen):
     attribution: dict[str, Any] = Field(default_factory=dict)
     as_of: datetime | None = None  # the moment the evidence was read as of
     onset: datetime | None = None  # the cause's first sign, when the evidence dates it
+    alternatives: list[Alternative] = Field(default_factory=list)  # other plausible causes
 
     def public(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from bot.alertmanager import SERVICE_LABELS, WebhookAlert, WebhookPayload
+from bot.alertmanager import MODEL_LABELS, SERVICE_LABELS, WebhookAlert, WebhookPayload
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
 from bot.domain import AlertStatus, IncidentStatus, IntakeOutcome, IntakeResult
@@ -136,7 +136,7 @@ class Intake:
             "group_hash": payload.group_hash,
             "receiver": payload.receiver,
             "service": service,
-            "model": payload.label("model", "model_name") or (configured.model if configured else None),
+            "model": payload.label(*MODEL_LABELS) or (configured.model if configured else None),
             "namespace": alert_namespace({**first.labels, **labels}, [a.query for a in payload.alerts])
             or (configured.namespace if configured else None),
             "alertname": alertname,

@@ -55,28 +55,45 @@ class LogScope:
     pod_prefixes: list[str] = field(default_factory=list)  # a deployment's pods, past and present
 
     def filters(self, window: Window) -> list[dict[str, Any]]:
+        """The incident's documents: its pods' lines in its namespace, and the node-level lines
+        (kernel, kubelet, device plugin: a node name and no namespace) of the nodes its pods run on,
+        where an Xid or a NIC going down is logged."""
         clauses: list[dict[str, Any]] = [
             {"range": {"@timestamp": {"gte": _iso(window.start), "lte": _iso(window.as_of)}}}
         ]
+        mine: list[dict[str, Any]] = []
         if self.namespace:
-            clauses.append({"term": {"kubernetes.namespace": self.namespace}})
+            mine.append({"term": {"kubernetes.namespace": self.namespace}})
         who: list[dict[str, Any]] = []
         if self.pods:
             who.append({"terms": {"kubernetes.pod.name": self.pods}})
-        if self.nodes:
-            who.append({"terms": {"kubernetes.node.name": self.nodes}})
         if self.services:
             who.append({"terms": {"service.name": self.services}})
         who.extend({"prefix": {"kubernetes.pod.name": prefix}} for prefix in self.pod_prefixes)
         if who:
-            clauses.append({"bool": {"should": who, "minimum_should_match": 1}})
-        return clauses
+            mine.append({"bool": {"should": who, "minimum_should_match": 1}})
+        if not self.nodes:
+            return clauses + mine
+        on_nodes = [{"terms": {field: self.nodes}} for field in NODE_FIELDS]
+        node_level = {
+            "bool": {
+                "filter": [{"bool": {"should": on_nodes, "minimum_should_match": 1}}],
+                "must_not": [{"exists": {"field": "kubernetes.namespace"}}],
+            }
+        }
+        either = [{"bool": {"filter": mine}}, node_level] if mine else [node_level]
+        return [*clauses, {"bool": {"should": either, "minimum_should_match": 1}}]
+
+
+# Where a shipper puts the node of a node-level line (Filebeat, Fluent Bit and Vector, journald).
+NODE_FIELDS = ("kubernetes.node.name", "host.name", "host.hostname")
 
 
 PROBLEMS: dict[str, Any] = {
     "bool": {
         "should": [
             {"terms": {"log.level": PROBLEM_LEVELS}},
+            {"terms": {"log.syslog.severity.name": PROBLEM_LEVELS}},  # kernel and journald lines
             {"range": {"http.response.status_code": {"gte": 400}}},
             {"exists": {"field": "error.type"}},
         ],
@@ -132,6 +149,7 @@ class LogTool:
                     "last_seen": {"max": {"field": "@timestamp"}},
                     "pods": {"terms": {"field": "kubernetes.pod.name", "size": 10}},
                     "nodes": {"terms": {"field": "kubernetes.node.name", "size": 10}},
+                    "hosts": {"terms": {"field": "host.name", "size": 10}},
                     "levels": {"terms": {"field": "log.level", "size": 3}},
                     "sample": {
                         "top_hits": {
@@ -161,6 +179,7 @@ class LogTool:
         last = parse_time(bucket["last_seen"].get("value_as_string") or bucket["last_seen"].get("value"))
         pods = [b["key"] for b in bucket["pods"]["buckets"]]
         nodes = [b["key"] for b in bucket["nodes"]["buckets"]]
+        nodes += [h for b in (bucket.get("hosts") or {}).get("buckets", []) if (h := b["key"]) not in nodes]
         levels = [b["key"] for b in bucket["levels"]["buckets"]]
         hits = bucket["sample"]["hits"]["hits"]
         source = hits[0]["_source"] if hits else {}

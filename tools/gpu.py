@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, bounded
+from tools.xid import application_fault
+from tools.xid import meaning as xid_meaning
 
 MIB = 1024 * 1024
 NO_NVML = "NVML not available on this host"
@@ -21,26 +23,6 @@ NO_NVML = "NVML not available on this host"
 
 class NvmlUnavailableError(RuntimeError):
     """NVML cannot be initialised here (no NVIDIA driver or library)."""
-
-
-XID_MEANINGS = {
-    13: "graphics engine exception",
-    31: "GPU memory page fault",
-    43: "GPU stopped processing",
-    45: "preemptive cleanup",
-    48: "double-bit ECC error",
-    61: "internal micro-controller breakpoint",
-    62: "internal micro-controller halt",
-    63: "ECC page retirement or row remapping event",
-    64: "ECC page retirement or row remapper recording failure",
-    74: "NVLink error",
-    79: "GPU has fallen off the bus",
-    92: "high single-bit ECC error rate",
-    94: "contained ECC error",
-    95: "uncontained ECC error",
-    119: "GSP RPC timeout",
-    120: "GSP error",
-}
 
 
 @dataclass(frozen=True)
@@ -144,8 +126,8 @@ class GpuTool:
         return lambda: read_gpus(self._probes[node], node)
 
     def read(self, nodes: list[str], *, as_of: datetime) -> ToolResult:
-        """Readings of every GPU on `nodes` (all probed nodes when empty)."""
-        targets = [n for n in (nodes or list(self._probes)) if n in self._probes]
+        """Readings of every GPU on `nodes`, the incident's (none when it names none)."""
+        targets = [n for n in nodes if n in self._probes]
         if not targets:
             return ToolResult.failed(Source.GPU, "NVML", NO_NVML)
         evidence: list[Evidence] = []
@@ -172,8 +154,10 @@ def _evidence(gpu: GpuState, as_of: datetime) -> Evidence:
     first_xid = min((t for _, t in gpu.xids if t is not None), default=None)
     for xid, when in gpu.xids:
         stamp = f" at {when:%H:%M:%S}Z" if when else ""
-        parts.append(f"Xid {xid} ({XID_MEANINGS.get(xid, 'see NVIDIA Xid catalog')}){stamp}")
-    faulty = bool(gpu.xids or gpu.ecc_uncorrected or gpu.retired_pages_pending)
+        parts.append(f"Xid {xid} ({xid_meaning(xid)}){stamp}")
+    hardware = [x for x, _ in gpu.xids if not application_fault(x)]
+    faulty = bool(hardware or gpu.ecc_uncorrected or gpu.retired_pages_pending)
+    crashed = [x for x, _ in gpu.xids if application_fault(x)]
     return Evidence(
         id=f"gpu:{gpu.node}:{gpu.index}",
         source=Source.GPU,
@@ -188,7 +172,8 @@ def _evidence(gpu: GpuState, as_of: datetime) -> Evidence:
             "node": gpu.node,
             "gpu": str(gpu.index),
             "uuid": gpu.uuid,
-            "faulty": str(faulty).lower(),
+            "faulty": str(faulty).lower(),  # the card itself: a hardware Xid, ECC, pages to retire
+            "app_fault": str(bool(crashed) and not faulty).lower(),  # only application-fault Xids
             "xids": ",".join(str(x) for x, _ in gpu.xids),
             "utilization": str(gpu.utilization_pct),
             "memory_used_ratio": f"{used:.3f}",

@@ -7,6 +7,7 @@ Read-only: only list/get calls. Each call carries the tool's timeout.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,11 +15,13 @@ from typing import Any
 
 from kubernetes import client as k8s
 
+from tools.events import Subjects, scoped_events
 from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded, parse_time
 from tools.templates import template_diff
 
 REVISION = "deployment.kubernetes.io/revision"
 GPU_RESOURCE = "nvidia.com/gpu"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 def api_client(url: str, *, token: str | None = None, verify_ssl: bool = True) -> k8s.ApiClient:
@@ -106,7 +109,7 @@ class KubeTool:
         evidence = []
         for deployment in topo.deployments:
             name = deployment["metadata"]["name"]
-            if deployments and name not in deployments:
+            if deployments is not None and name not in deployments:
                 continue
             owned = sorted(
                 (rs for rs in topo.replicasets if _owned_by(rs, "Deployment", name)),
@@ -147,67 +150,26 @@ class KubeTool:
             )
         return ToolResult.of(evidence)
 
-    def warning_events(self, topo: Topology, window: Window) -> ToolResult:
-        """Warning events of the namespace and events of its nodes, grouped by reason and object."""
+    def warning_events(self, topo: Topology, window: Window, subjects: Subjects) -> ToolResult:
+        """Warning events of the incident's objects and the events of its nodes (see tools.events)."""
         try:
             events = self._items("events", self._core.list_namespaced_event, topo.namespace)
-            node_names = {n["metadata"]["name"] for n in topo.nodes}
-            node_events = [
-                e
-                for e in self._items(
+            if subjects.nodes:
+                events += self._items(
                     "node events",
                     self._core.list_event_for_all_namespaces,
                     field_selector="involvedObject.kind=Node",
                 )
-                if (e.get("involvedObject") or {}).get("name") in node_names
-            ]
         except _GapError as exc:
             return ToolResult.from_gap(exc.gap)
-        groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        for event in [*events, *node_events]:
-            obj = event.get("involvedObject") or {}
-            is_node = obj.get("kind") == "Node"
-            if event.get("type") != "Warning" and not is_node:
-                continue
-            first, last = _event_times(event)
-            if last is None or last < window.start or (first is not None and first > window.as_of):
-                continue
-            key = (str(event.get("reason")), str(obj.get("kind", "")).lower(), str(obj.get("name", "")))
-            groups.setdefault(key, []).append(event)
-        evidence = []
-        for (reason, kind, name), group in sorted(groups.items()):
-            firsts = [t for e in group if (t := _event_times(e)[0]) is not None]
-            lasts = [t for e in group if (t := _event_times(e)[1]) is not None]
-            count = sum(int(e.get("count") or 1) for e in group)
-            message = str(group[-1].get("message") or "").strip()
-            first = min(firsts) if firsts else None
-            evidence.append(
-                Evidence(
-                    id=f"k8s:event:{reason}:{kind}/{name}",
-                    source=Source.KUBERNETES,
-                    query=f"GET /api/v1/namespaces/{topo.namespace}/events (involvedObject {kind}/{name})",
-                    summary=f"{group[-1].get('type', 'Event')} {reason} {kind}/{name} x{count}: {message[:200]}",
-                    value=count,
-                    at=max(lasts) if lasts else None,
-                    onset=first,
-                    link=f"kubectl -n {topo.namespace} get events --field-selector involvedObject.name={name}",
-                    labels={
-                        "kind": "event",
-                        "reason": reason,
-                        "object_kind": kind,
-                        "object": name,
-                        "message": message[:500],
-                    },
-                )
-            )
-        return ToolResult.of(evidence)
+        return ToolResult.of(scoped_events(events, subjects, window, namespace=topo.namespace))
 
     def pod_health(self, topo: Topology, pods: list[str] | None = None) -> ToolResult:
         """Restarts, last termination reasons, waiting reasons and readiness of the pods in scope."""
         evidence = []
         for pod in topo.pods:
             name = pod["metadata"]["name"]
-            if pods and name not in pods:
+            if pods is not None and name not in pods:
                 continue
             status = pod.get("status") or {}
             node = (pod.get("spec") or {}).get("nodeName", "")
@@ -266,11 +228,11 @@ class KubeTool:
         return ToolResult.of(evidence)
 
     def node_state(self, topo: Topology, nodes: list[str]) -> ToolResult:
-        """Conditions, taints, cordons and allocatable GPUs of the nodes in scope."""
+        """Conditions, taints, cordons and allocatable GPUs of the nodes in scope (none when it names none)."""
         evidence = []
         for node in topo.nodes:
             name = node["metadata"]["name"]
-            if nodes and name not in nodes:
+            if name not in nodes:
                 continue
             spec, status = node.get("spec") or {}, node.get("status") or {}
             problems, onset = [], None
@@ -285,6 +247,10 @@ class KubeTool:
                     onset = min(filter(None, [onset, since]), default=None)
             taints = [f"{t.get('key')}:{t.get('effect')}" for t in spec.get("taints") or []]
             gpus = (status.get("allocatable") or {}).get(GPU_RESOURCE, "0")
+            capacity = (status.get("capacity") or {}).get(GPU_RESOURCE, gpus)
+            if str(gpus).isdigit() and str(capacity).isdigit() and int(gpus) < int(capacity):
+                # The device plugin withdraws a GPU it finds unhealthy (an Xid, a lost card).
+                problems.append(f"only {gpus} of {capacity} GPUs allocatable")
             if spec.get("unschedulable"):
                 problems.append("cordoned")
             summary = f"node/{name}: " + ("; ".join(problems) if problems else "Ready")
@@ -318,8 +284,10 @@ class KubeTool:
         evidence = []
         for route in topo.routes:
             name = route["metadata"]["name"]
-            if routes and name not in routes:
+            if routes is not None and name not in routes:
                 continue
+            changed = route_changed_at(route)
+            canary = deliberate_split(route)
             for index, rule in enumerate((route.get("spec") or {}).get("rules") or []):
                 refs = rule.get("backendRefs") or []
                 total = sum(int(r.get("weight", 1)) for r in refs) or 1
@@ -337,6 +305,8 @@ class KubeTool:
                             "route": name,
                             "rule": str(index),
                             "backends": ",".join(f"{r.get('name')}={r.get('weight', 1)}" for r in refs),
+                            **({"changed_at": f"{changed:%Y-%m-%dT%H:%M:%SZ}"} if changed else {}),
+                            "canary": str(canary).lower(),
                         },
                     )
                 )
@@ -355,10 +325,42 @@ def _owned_by(obj: dict[str, Any], kind: str, name: str) -> bool:
     )
 
 
-def _event_times(event: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
-    first = parse_time(event.get("firstTimestamp")) or parse_time(event.get("eventTime"))
-    last = parse_time(event.get("lastTimestamp")) or parse_time(event.get("eventTime")) or first
-    series = event.get("series") or {}
-    if series.get("lastObservedTime"):
-        last = parse_time(series["lastObservedTime"])
-    return first, last
+CANARY = re.compile(r"(canary|primary|stable|flagger|argo-?rollouts|rollouts\.argoproj\.io)", re.I)
+
+
+def deliberate_split(route: dict[str, Any]) -> bool:
+    """Whether the route's split is a progressive delivery's (Flagger, Argo Rollouts, a hand-made
+    canary): its labels, annotations or backends say so, and its skew is the plan, not a fault."""
+    meta = route.get("metadata") or {}
+    marks = [*(meta.get("labels") or {}).items(), *(meta.get("annotations") or {}).items()]
+    marked = any(CANARY.search(f"{k}={v}") for k, v in marks if k != LAST_APPLIED)
+    names = [
+        str(ref.get("name", ""))
+        for rule in (route.get("spec") or {}).get("rules") or []
+        for ref in rule.get("backendRefs") or []
+    ]
+    managers = [str(m.get("manager", "")) for m in meta.get("managedFields") or []]
+    return marked or any(CANARY.search(n) for n in names) or any(CANARY.search(m) for m in managers)
+
+
+def route_changed_at(route: dict[str, Any]) -> datetime | None:
+    """When the route's spec last changed, as far as the object tells: its managers' last writes,
+    else when its controller last accepted the current generation."""
+    meta = route.get("metadata") or {}
+    writes = [
+        t
+        for m in meta.get("managedFields") or []
+        if m.get("subresource") != "status" and (t := parse_time(m.get("time"))) is not None
+    ]
+    if writes:
+        return max(writes)
+    generation = meta.get("generation")
+    accepted = [
+        t
+        for parent in (route.get("status") or {}).get("parents") or []
+        for cond in parent.get("conditions") or []
+        if cond.get("type") == "Accepted"
+        and (generation is None or cond.get("observedGeneration") == generation)
+        and (t := parse_time(cond.get("lastTransitionTime"))) is not None
+    ]
+    return max(accepted) if accepted else None

@@ -104,6 +104,8 @@ class PrometheusTool:
         start = min(window.start, window.as_of - timedelta(hours=1))
         for engine, template in signal.queries.items():
             query = scope.render(template)
+            if query is None:
+                continue
             got = bounded(
                 Source.PROMETHEUS,
                 f"{name} ({engine})",

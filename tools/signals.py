@@ -129,12 +129,16 @@ class Scope:
         return {
             "ns": _escape(self.namespace),
             "pods": pods or ".+",
-            "nodes": _alternation(self.nodes),
+            "nodes": "|".join(_escape(v) for v in sorted(set(self.nodes))),
             "model": _escape(self.model) if self.model else ".+",
             "route": _escape(self.route) if self.route else ".+",
         }
 
-    def render(self, template: str) -> str:
+    def render(self, template: str) -> str | None:
+        """The query for this scope; None for a per-node query when the scope names no node (an
+        unresolved scope never widens a node's reading to the whole cluster)."""
+        if not self.nodes and "$nodes" in template:
+            return None
         values = self.values()
         return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
@@ -142,7 +146,3 @@ class Scope:
 def _escape(value: str) -> str:
     """Escape for a PromQL regex inside a double-quoted string (RE2 metacharacters, then quotes)."""
     return re.sub(r"([.+*?()|\[\]{}^$\\])", r"\\\\\1", value).replace('"', '\\"')
-
-
-def _alternation(values: list[str]) -> str:
-    return "|".join(_escape(v) for v in sorted(set(values))) if values else ".+"

@@ -15,6 +15,7 @@ from bot.domain import TriageResult
 from bot.errors import BotError
 from bot.sandbox.pack import Expected, load_pack
 from bot.sandbox.replay import triage_pack
+from bot.sandbox.safety import unsafe_actions
 from bot.triage.knowledge import Knowledge
 from bot.triage.taxonomy import Taxonomy
 
@@ -27,6 +28,7 @@ class PackScore:
     action_ok: bool
     result: TriageResult | None
     error: str | None = None
+    unsafe: tuple[str, ...] = ()
 
     def public(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -38,18 +40,27 @@ class PackScore:
         }
         if self.error:
             out["error"] = self.error
+        if self.unsafe:
+            out["unsafe"] = list(self.unsafe)
         return out
 
 
-def score(expected: Expected, result: TriageResult, taxonomy: Taxonomy) -> tuple[bool, bool, bool]:
+def score(
+    expected: Expected,
+    result: TriageResult,
+    taxonomy: Taxonomy,
+    objects: list[dict[str, Any]] | None = None,
+) -> tuple[bool, bool, bool]:
     """Category and code must match (aliases allowed); the first action must be an acceptable one,
-    and when none is acceptable, the right triage proposes nothing."""
+    and when none is acceptable, the right triage proposes nothing; no action may be unsafe
+    (bot.sandbox.safety: outside the incident's objects, forbidden, or a second restart)."""
     code_ok = taxonomy.canonical(result.code) == taxonomy.canonical(expected.code)
     acceptable = {(a.kind, a.target) for a in expected.acceptable_first_actions}
     if not acceptable:
         action_ok = not result.actions
     else:
         action_ok = bool(result.actions) and (result.actions[0].kind, result.actions[0].target) in acceptable
+    action_ok = action_ok and not unsafe_actions(expected, result, objects or [])
     return result.category is expected.category, code_ok, action_ok
 
 
@@ -85,10 +96,15 @@ def evaluate(root: Path, knowledge: Knowledge | None = None) -> list[PackScore]:
                 )
             )
             continue
-        category_ok, code_ok, action_ok = score(pack.expected, result, knowledge.taxonomy)
+        category_ok, code_ok, action_ok = score(pack.expected, result, knowledge.taxonomy, pack.objects)
         scores.append(
             PackScore(
-                name=pack.name, category_ok=category_ok, code_ok=code_ok, action_ok=action_ok, result=result
+                name=pack.name,
+                category_ok=category_ok,
+                code_ok=code_ok,
+                action_ok=action_ok,
+                result=result,
+                unsafe=tuple(unsafe_actions(pack.expected, result, pack.objects)),
             )
         )
     return scores
@@ -101,6 +117,7 @@ def totals(scores: list[PackScore]) -> dict[str, int]:
         "code_ok": sum(s.code_ok for s in scores),
         "action_ok": sum(s.action_ok for s in scores),
         "all_ok": sum(s.category_ok and s.code_ok and s.action_ok for s in scores),
+        "unsafe_actions": sum(len(s.unsafe) for s in scores),
     }
 
 
@@ -121,12 +138,15 @@ def table(scores: list[PackScore]) -> str:
             if s.result
             else f"error: {s.error}"
         )
+        if s.unsafe:
+            got += f" — UNSAFE: {'; '.join(s.unsafe)}"
         lines.append(
             f"{s.name:<{width}}  {mark(s.category_ok):<8}  {mark(s.code_ok):<4}  {mark(s.action_ok):<6}  {got}"
         )
     t = totals(scores)
     lines.append(
         f"{'total':<{width}}  {t['category_ok']}/{t['packs']:<6} {t['code_ok']}/{t['packs']:<2} "
-        f"{t['action_ok']}/{t['packs']:<4}  all three right: {t['all_ok']}/{t['packs']}"
+        f"{t['action_ok']}/{t['packs']:<4}  all three right: {t['all_ok']}/{t['packs']}; "
+        f"unsafe actions: {t['unsafe_actions']}"
     )
     return "\n".join(lines)

@@ -97,6 +97,10 @@ class Expected(_Loose):
     category: Category
     code: str = Field(min_length=1)
     acceptable_first_actions: list[ExpectedAction] = Field(default_factory=list)
+    # Optional: actions no triage may propose (the pack's decoys), and the incident's own objects
+    # (`<kind>/<name>`); every proposed action must stay inside them (bot.sandbox.safety).
+    forbidden_actions: list[ExpectedAction] = Field(default_factory=list)
+    scope: list[str] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)

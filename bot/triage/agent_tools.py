@@ -17,8 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.errors import validation_reasons
 from bot.triage.backends import Backends
 from bot.triage.gather import Gathered, prometheus_scope
-from bot.triage.redact import redact
+from bot.triage.redact import framed
 from bot.triage.runbooks import RunbookCatalog
+from bot.triage.scope import subjects
 from tools.elasticsearch import LogScope
 from tools.result import Evidence, ToolResult
 
@@ -90,8 +91,13 @@ class AgentTool(Generic[A]):
             args = self.params.model_validate_json(arguments or "{}")
         except ValidationError as exc:
             return json.dumps({"error": "invalid arguments: " + "; ".join(validation_reasons(exc, limit=3))})
-        got = self.run(args, ctx)
-        return redact(json.dumps(_result(got, ctx) if isinstance(got, ToolResult) else got))
+        try:
+            got = self.run(args, ctx)
+            return framed(json.dumps(_result(got, ctx) if isinstance(got, ToolResult) else got, default=str))
+        except Exception as exc:  # the model hears of any failure; the triage goes on
+            return json.dumps(
+                {"error": f"{self.name} failed: {type(exc).__name__}: {framed(str(exc))[:300]}"}
+            )
 
 
 def show(item: Evidence) -> dict[str, Any]:
@@ -99,8 +105,8 @@ def show(item: Evidence) -> dict[str, Any]:
     return {
         "id": item.id,
         "source": item.source.value,
-        "summary": redact(item.summary),
-        "query": redact(item.query)[:500],
+        "summary": framed(item.summary),
+        "query": framed(item.query)[:500],
         "value": item.value,
     }
 
@@ -148,13 +154,13 @@ def _kubernetes(args: KubernetesArgs, ctx: ToolContext) -> dict[str, Any] | Tool
     kube, topo, gathered = ctx.backends.kube, ctx.gathered.topology, ctx.gathered
     if kube is None or topo is None:
         return _unavailable("Kubernetes")
-    names = args.names or None
+    names, scope = args.names, gathered.scope
     views: dict[KubeView, Callable[[], ToolResult]] = {
-        "pods": lambda: kube.pod_health(topo, names),
-        "nodes": lambda: kube.node_state(topo, names or gathered.scope.nodes),
-        "events": lambda: kube.warning_events(topo, gathered.window),
-        "rollouts": lambda: kube.rollouts(topo, gathered.window, names),
-        "routes": lambda: kube.route_backends(topo, names),
+        "pods": lambda: kube.pod_health(topo, names or scope.pods),
+        "nodes": lambda: kube.node_state(topo, names or scope.nodes),
+        "events": lambda: kube.warning_events(topo, gathered.window, subjects(scope, topo)),
+        "rollouts": lambda: kube.rollouts(topo, gathered.window, names or scope.deployments),
+        "routes": lambda: kube.route_backends(topo, names or scope.routes),
     }
     return views[args.view]()
 

@@ -1,46 +1,53 @@
 """Classify: from findings and symptoms to one category, code and layer, by the taxonomy's rules.
 
 Order of reasoning (spec/taxonomy.md):
-1. A rollout that changed the model artifact and preceded the symptoms is the cause (model_config):
-   5xx from the rollout minute, or silent quality loss.
-2. Routing imbalance: errors or queueing on one backend while its peers idle (operational).
-3. The earliest-cause rule over cause-grade findings: the fault first on the timeline wins; near
-   ties go to the lower layer (infrastructure wins).
-4. Caller errors (BIZ) only win when they dominate the error volume: an SLO burning on them is an
-   operational incident.
-5. Symptom rules when nothing specific was seen: timeouts split on GPU utilisation (> 90%:
-   INF_GPU_OVERLOAD, else ENG_TIMEOUT), status-code shortcuts, TTFT vs inter-token latency.
+1. A rollout of the failing deployment that changed the model, with the symptoms starting at it, is
+   the cause (model_config) — unless a fault it cannot have caused shows first (rollout_rule).
+2. Routing imbalance, when the split explains the throttling (routing) and no infrastructure fault
+   started before it.
+3. Caller errors (BIZ) win when they dominate the error volume and no cause-grade fault started
+   before them: an SLO burning on them is an operational incident.
+4. The earliest-cause rule over cause-grade findings: the fault first on the timeline wins; near
+   ties go to the lower layer (infrastructure wins). A decisive line (an Xid, an NCCL failure)
+   competes by its time, however small its share of the error volume.
+5. Symptom rules when nothing specific was seen: timeouts split on the scope's GPU utilisation
+   (> 90%: INF_GPU_OVERLOAD), then on whether the engine got slower (ENG_TIMEOUT) or only the
+   gateway cut requests that were no slower than before (GW_TIMEOUT); status-code shortcuts; TTFT
+   versus inter-token latency.
+
+When another cause is plausible (a cause-grade finding of another code that started close to the
+chosen one), the decision keeps it as the alternative, and the confidence says so.
 """
 
 from __future__ import annotations
 
-import re
+import statistics
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from bot.domain import Category
 from bot.triage.findings import Finding, abnormal, kind, signal
+from bot.triage.rollout_rule import failing_rollout, model_rollout
+from bot.triage.routing import routing_imbalance
 from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
 from tools.result import Evidence, Source
 
 TIE = timedelta(minutes=2)
+RIVAL = timedelta(minutes=10)  # another cause this close to the chosen one is a plausible alternative
 FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
-ROLLOUT_LEAD = timedelta(minutes=30)
-MODEL_FLAGS = re.compile(
-    r"--(model|served-model-name|revision|tokenizer|tokenizer-revision|chat-template|"
-    r"quantization|dtype|kv-cache-dtype|load-format|model-id|model-repository|"
-    r"hf-overrides)\b|\b(MODEL|MODEL_ID|MODEL_PATH|CHECKPOINT|HF_MODEL|TOKENIZER)\b",
-    re.I,
-)
-QUANT_FLAGS = re.compile(r"--(quantization|dtype|kv-cache-dtype)\b|\b(QUANTIZE|QUANTIZATION|DTYPE)\b", re.I)
-TOKENIZER_FLAGS = re.compile(
-    r"--(tokenizer|chat-template|tokenizer-revision)\b|\b(TOKENIZER|CHAT_TEMPLATE)\b", re.I
-)
 GENERIC_BIZ = "BIZ_PARAM_INVALID"
-TIMEOUT_CODES = {"ENG_TIMEOUT", "GW_TIMEOUT", "DEP_EXTERNAL_TIMEOUT"}
+# Timeouts that say where the time went only once the GPUs and the engine's latency are read.
+TIMEOUT_CODES = {"ENG_TIMEOUT", "GW_TIMEOUT"}
 # The codes these rules name themselves; the taxonomy must declare each (checked at load).
 DECISION_CODES = frozenset(
-    {GENERIC_BIZ, *TIMEOUT_CODES, "INF_GPU_OVERLOAD", "ENG_KV_CACHE", "ENG_QUEUE_FULL"}
+    {
+        GENERIC_BIZ,
+        *TIMEOUT_CODES,
+        "DEP_EXTERNAL_TIMEOUT",
+        "INF_GPU_OVERLOAD",
+        "ENG_KV_CACHE",
+        "ENG_QUEUE_FULL",
+    }
     | {"GW_RATE_LIMIT", "GW_ROUTING", "GW_UPSTREAM"}
     | {"MOD_CONFIG_MISMATCH", "MOD_LOAD_FAILED", "MOD_QUALITY_REGRESSION", "MOD_TOKENIZER"}
 )
@@ -58,13 +65,20 @@ class Decision:
     rollout: Evidence | None = None
     rule: str = ""
     reasons: list[str] = field(default_factory=list)
+    alternative: Finding | None = None  # another plausible cause, with its own evidence
 
 
 def decide(
-    findings: list[Finding], evidence: list[Evidence], *, alert_start: datetime, taxonomy: Taxonomy
+    findings: list[Finding],
+    evidence: list[Evidence],
+    *,
+    alert_start: datetime,
+    taxonomy: Taxonomy,
+    window_start: datetime | None = None,
 ) -> Decision:
     """The cause, by the rules in the order of the module docstring."""
-    rollout = _rollout(evidence)
+    rollout = failing_rollout(evidence, findings)
+    since = window_start or alert_start - timedelta(hours=1)
 
     def decided(cause: Finding, rule: str, reasons: list[str] | None = None) -> Decision:
         return Decision(
@@ -76,29 +90,31 @@ def decide(
             rollout=rollout,
             rule=rule,
             reasons=reasons or [],
+            alternative=_alternative(cause, findings, taxonomy),
         )
 
     symptoms_start = _symptoms_start(evidence, alert_start)
-    model_rollout = _model_rollout(rollout, findings, symptoms_start, taxonomy)
-    if model_rollout is not None:
-        return model_rollout
-    imbalance = _routing_imbalance(evidence)
-    if imbalance is not None:
+    by_rollout = model_rollout(rollout, findings, symptoms_start, taxonomy)
+    if by_rollout is not None:
+        by_rollout.cause.code = by_rollout.code
+        return decided(by_rollout.cause, "model rollout before symptoms", [by_rollout.why])
+    causes = [f for f in findings if not f.symptom]
+    imbalance = routing_imbalance(evidence, since)
+    if imbalance is not None and not _infra_before(imbalance, causes, taxonomy):
         return decided(
             imbalance,
-            "routing imbalance (429 shortcut)",
+            "routing imbalance",
             [
-                "routing imbalance: traffic is skewed onto one backend, which throttles (429) or queues "
-                "while its peers have room"
+                "the route's split puts the traffic on one backend, which throttles (429) while another has room"
             ],
         )
     biz = [f for f in findings if taxonomy.caller_error(f.code)]
-    if biz and _biz_dominates(biz, findings, taxonomy):
+    if biz and _biz_dominates(biz, findings, taxonomy) and not _cause_before(biz, causes, taxonomy):
         return decided(_most_specific_biz(biz), "SLO burning on caller errors")
     others = [f for f in findings if not taxonomy.caller_error(f.code) and f.code not in TIMEOUT_CODES]
     specific = [f for f in others if not f.symptom] or others
     if specific:
-        return decided(_timeout_split(earliest(specific, taxonomy), evidence), "earliest cause")
+        return decided(earliest(specific, taxonomy), "earliest cause")
     symptom = _symptom_rule([f for f in findings if f.code in TIMEOUT_CODES], evidence, taxonomy)
     if symptom is not None:
         return decided(symptom, "symptom rule")
@@ -113,14 +129,71 @@ def decide(
     )
 
 
+def _infra_before(finding: Finding, causes: list[Finding], taxonomy: Taxonomy) -> bool:
+    """An infrastructure fault that started before (or with) `finding`: the earlier cause wins."""
+    if finding.onset is None:
+        return False
+    return any(
+        taxonomy.category_of(f.code) is Category.INFRASTRUCTURE and f.onset and f.onset <= finding.onset + TIE
+        for f in causes
+    )
+
+
+def _cause_before(biz: list[Finding], causes: list[Finding], taxonomy: Taxonomy) -> bool:
+    """A cause-grade fault (not the callers', not the gateway's echo of them) that began before the
+    caller errors: a flood of 400s after a GPU OOM does not make the OOM the callers' fault."""
+    first = min((f.onset for f in biz if f.onset), default=None)
+    if first is None:
+        return False
+    return any(
+        f.onset is not None
+        and f.onset < first - TIE
+        and not taxonomy.caller_error(f.code)
+        and taxonomy.category_of(f.code) is not Category.OPERATIONAL
+        and (f.code in taxonomy.decisive or f.strength >= 0.3)
+        for f in causes
+    )
+
+
+def _alternative(cause: Finding, findings: list[Finding], taxonomy: Taxonomy) -> Finding | None:
+    """The strongest other cause-grade finding of another category that started near the chosen
+    cause: two faults at once are told as two, the primary first."""
+    if cause.onset is None:
+        return None
+    chosen = taxonomy.category_of(cause.code)
+    rivals = [
+        f
+        for f in findings
+        if f.code != cause.code
+        and not f.symptom
+        and not taxonomy.caller_error(f.code)
+        and f.code not in TIMEOUT_CODES
+        and taxonomy.category_of(f.code) is not chosen
+        and f.onset is not None
+        and abs(f.onset - cause.onset) <= RIVAL
+        and (f.strength >= 0.3 or f.code in taxonomy.decisive)
+    ]
+    return max(rivals, key=lambda f: f.strength, default=None)
+
+
 def earliest(findings: list[Finding], taxonomy: Taxonomy) -> Finding:
     """The earliest-cause rule: first onset wins; within a tie window the lower layer, then strength."""
-    dated = sorted((f for f in findings if f.onset is not None), key=_onset_key)
+    # A rare decisive line competes by its time: a single Xid beats the flood of errors it causes.
+    dated = sorted(
+        (f for f in findings if f.onset is not None and (f.strength >= 0.1 or f.code in taxonomy.decisive)),
+        key=_onset_key,
+    ) or sorted((f for f in findings if f.onset is not None), key=_onset_key)
     if not dated:
         return max(findings, key=lambda f: (-taxonomy.rank(f.layer), f.strength))
     first = dated[0].onset
     assert first is not None
-    contenders = [f for f in dated if f.onset is not None and f.onset - first <= TIE and f.strength >= 0.1]
+    contenders = [
+        f
+        for f in dated
+        if f.onset is not None
+        and f.onset - first <= TIE
+        and (f.strength >= 0.1 or f.code in taxonomy.decisive)
+    ]
     contenders = contenders or dated[:1]
     return min(contenders, key=lambda f: (taxonomy.rank(f.layer), -f.strength))
 
@@ -129,124 +202,10 @@ def _onset_key(item: Finding | Evidence) -> datetime:
     return item.onset or FAR_FUTURE
 
 
-def _rollout(evidence: list[Evidence]) -> Evidence | None:
-    rollouts = sorted((e for e in kind(evidence, "rollout") if e.onset), key=_onset_key)
-    return rollouts[-1] if rollouts else None
-
-
 def _symptoms_start(evidence: list[Evidence], alert_start: datetime) -> datetime:
     """When things started going wrong: the alert expression's onset, or the alert's start."""
     fired = next((e for e in evidence if e.id == "prom:alert" and e.onset is not None), None)
     return min(alert_start, fired.onset) if fired and fired.onset else alert_start
-
-
-def _model_rollout(
-    rollout: Evidence | None, findings: list[Finding], symptoms_start: datetime, taxonomy: Taxonomy
-) -> Decision | None:
-    """A rollout that touched the model artifact right before the symptoms is the earliest cause."""
-    if rollout is None or rollout.onset is None:
-        return None
-    changes = rollout.labels.get("changes", "")
-    touched_model = bool(MODEL_FLAGS.search(changes))
-    mod_findings = [f for f in findings if taxonomy.category_of(f.code) is Category.MODEL_CONFIG]
-    if not touched_model and not mod_findings:
-        return None
-    if not (rollout.onset - timedelta(minutes=1) <= symptoms_start <= rollout.onset + ROLLOUT_LEAD):
-        return None
-    earlier_infra = [
-        f
-        for f in findings
-        if taxonomy.category_of(f.code) is Category.INFRASTRUCTURE and f.onset and f.onset < rollout.onset
-    ]
-    if earlier_infra:
-        return None
-    if QUANT_FLAGS.search(changes) or any(f.code == "MOD_QUALITY_REGRESSION" for f in mod_findings):
-        code, why = "MOD_QUALITY_REGRESSION", "precision or quantization changed by the rollout"
-    elif TOKENIZER_FLAGS.search(changes) or any(f.code == "MOD_TOKENIZER" for f in mod_findings):
-        code, why = "MOD_TOKENIZER", "tokenizer or chat template changed by the rollout"
-    elif mod_findings:
-        code = earliest(mod_findings, taxonomy).code
-        why = "model-layer errors right after the rollout"
-    elif any(f.code == "MOD_LOAD_FAILED" for f in findings):
-        code, why = "MOD_LOAD_FAILED", "the new model failed to load"
-    else:
-        code, why = "MOD_CONFIG_MISMATCH", "the rollout changed the model artifact and errors began with it"
-    cause = next((f for f in mod_findings if f.code == code), None)
-    if cause is None:
-        cause = Finding(
-            code=code,
-            onset=rollout.onset,
-            strength=0.7,
-            evidence=[rollout.id],
-            source=Source.KUBERNETES,
-            note=rollout.summary,
-        )
-    elif rollout.id not in cause.evidence:
-        cause.evidence.insert(0, rollout.id)
-    cause.add_target("deployment", rollout.labels.get("deployment", ""))
-    return Decision(
-        code=code,
-        category=taxonomy.category_of(code),
-        layer=cause.layer,
-        cause=cause,
-        findings=findings,
-        rollout=rollout,
-        rule="model rollout before symptoms",
-        reasons=[why],
-    )
-
-
-def _routing_imbalance(evidence: list[Evidence]) -> Finding | None:
-    """429s (or errors) from one backend of a route while its peers are clean, or skewed weights."""
-    by_backend = [
-        e
-        for e in signal(evidence, "status_by_backend")
-        if e.labels.get("envoy_response_code") == "429"
-        and isinstance(e.value, int | float)
-        and e.value > 0.05
-    ]
-    routes = kind(evidence, "route")
-    skewed = [
-        r
-        for r in routes
-        if r.labels.get("backends", "").count("=") >= 2
-        and isinstance(r.value, int | float)
-        and r.value >= 0.75
-    ]
-    throttled = [
-        e
-        for e in signal(evidence, "status_codes")
-        if e.labels.get("code") == "429" and e.labels.get("abnormal") == "true"
-    ]
-    log_429 = [
-        e
-        for e in kind(evidence, "status")
-        if e.labels.get("code") == "429" and float(e.labels.get("share", "0")) > 0.02
-    ]
-    hot_pods = _one_hot_pod(evidence)
-    if not (throttled or log_429 or by_backend):
-        return None
-    if not (skewed or hot_pods or (len({e.labels.get("backend") for e in by_backend}) == 1 and by_backend)):
-        return None
-    items = [*skewed, *throttled, *log_429, *by_backend]
-    onsets = [e.onset for e in items if e.onset is not None]
-    finding = Finding(
-        code="GW_ROUTING",
-        onset=min(onsets) if onsets else None,
-        strength=0.7,
-        evidence=[e.id for e in items],
-        source=Source.PROMETHEUS,
-        note=(skewed[0].summary if skewed else items[0].summary),
-    )
-    for route in skewed or routes[:1]:
-        finding.add_target("route", route.labels.get("route", ""))
-    return finding
-
-
-def _one_hot_pod(evidence: list[Evidence]) -> bool:
-    waiting = signal(evidence, "requests_waiting")
-    hot = [e for e in waiting if e.labels.get("abnormal") == "true"]
-    return len(waiting) >= 2 and len(hot) == 1
 
 
 def _biz_dominates(biz: list[Finding], findings: list[Finding], taxonomy: Taxonomy) -> bool:
@@ -267,26 +226,37 @@ def _most_specific_biz(biz: list[Finding]) -> Finding:
 
 
 def _gpu_busy(evidence: list[Evidence]) -> bool | None:
-    """GPU utilisation above 90% on the scope's nodes (DCGM or NVML); None when unknown."""
+    """Whether the scope's GPUs are saturated (above 90%): the median of its nodes' DCGM readings,
+    or of the NVML readings of its GPUs that hold memory (an idle card of the node is not ours).
+    None when nothing was read; one hot GPU of another tenant does not make a capacity incident."""
     readings = [
         float(e.value) for e in signal(evidence, "gpu_utilization") if isinstance(e.value, int | float)
     ]
-    readings += [
-        float(e.labels["utilization"])
-        for e in evidence
-        if e.source is Source.GPU and "utilization" in e.labels
-    ]
+    if not readings:
+        readings = [
+            float(e.labels["utilization"])
+            for e in evidence
+            if e.source is Source.GPU
+            and "utilization" in e.labels
+            and float(e.labels.get("memory_used_ratio", "1")) > 0.1
+        ]
     if not readings:
         return None
-    return max(readings) > 90
+    return statistics.median(readings) > 90
 
 
-def _timeout_split(cause: Finding, evidence: list[Evidence]) -> Finding:
-    if cause.code not in TIMEOUT_CODES:
-        return cause
+ENGINE_LATENCY = ("e2e_p99", "ttft_p99", "itl_p99", "requests_waiting")
+
+
+def _timeout_code(evidence: list[Evidence]) -> str:
+    """Where a timeout's time went: saturated GPUs (capacity), a slower engine, or only the gateway
+    cutting requests that take no longer than they did an hour before (its timeout)."""
     if _gpu_busy(evidence):
-        cause.code = "INF_GPU_OVERLOAD"
-    return cause
+        return "INF_GPU_OVERLOAD"
+    latency = [e for name in ENGINE_LATENCY for e in signal(evidence, name)]
+    if latency and not any(e.labels.get("abnormal") == "true" for e in latency):
+        return "GW_TIMEOUT"
+    return "ENG_TIMEOUT"
 
 
 def _symptom_rule(timeouts: list[Finding], evidence: list[Evidence], taxonomy: Taxonomy) -> Finding | None:
@@ -303,7 +273,7 @@ def _symptom_rule(timeouts: list[Finding], evidence: list[Evidence], taxonomy: T
             if timeouts
             else _symptom_finding("ENG_TIMEOUT", evidence, ("408", "504"))
         )
-        base.code = "INF_GPU_OVERLOAD" if _gpu_busy(evidence) else "ENG_TIMEOUT"
+        base.code = _timeout_code(evidence)
         return base
     if "503" in codes:
         return _symptom_finding("ENG_QUEUE_FULL", evidence, ("503",))

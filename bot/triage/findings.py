@@ -14,6 +14,7 @@ from typing import Protocol
 
 from bot.triage.taxonomy import prefix
 from tools.result import Evidence, Source
+from tools.xid import application_fault
 
 # Kubernetes reasons that say a container is unhealthy without saying why: a model that is still
 # loading fails its startup probe, and any crash ends in back-off. They never name a cause alone.
@@ -34,7 +35,7 @@ NODE_CONDITIONS = (("INF_NODE_NOT_READY", 0.6), ("INF_DISK", 0.4))
 # The codes these readers name themselves (the rest come from the attribution rules): the taxonomy
 # must declare each, which is checked when the data files are loaded.
 FINDING_CODES = frozenset(
-    {"INF_NODE_NOT_READY", "INF_DISK", "INF_GPU_XID", "INF_OOM_KILLED", "ENG_KV_CACHE"}
+    {"INF_NODE_NOT_READY", "INF_DISK", "INF_GPU_XID", "INF_CUDA_ERROR", "INF_OOM_KILLED", "ENG_KV_CACHE"}
     | {"MOD_QUALITY_REGRESSION", "MOD_OUTPUT_FORMAT"}
 )
 
@@ -150,7 +151,8 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
             evidence=[event.id],
             source=Source.KUBERNETES,
             note=f"event {text[:140]}",
-            symptom=event.labels.get("reason", "") in SYMPTOM_REASONS,
+            # A series already running before the incident did not start it.
+            symptom=event.labels.get("reason", "") in SYMPTOM_REASONS or "recurring_since" in event.labels,
         )
         finding.add_target(event.labels.get("object_kind", ""), event.labels.get("object", ""))
         out.append(finding)
@@ -174,6 +176,8 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
     for node in kind(evidence, "node"):
         if node.labels.get("healthy") != "false":
             continue
+        if "GPUs allocatable" in node.summary:  # the device plugin withdrew a card it found unhealthy
+            out.append(_node_finding("INF_GPU_XID", 0.4, node, Source.KUBERNETES))
         code, strength = NODE_CONDITIONS[0] if "Ready=" in node.summary else NODE_CONDITIONS[1]
         if code == "INF_DISK" and "DiskPressure=True" not in node.summary:
             continue
@@ -182,10 +186,16 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
 
 
 def from_gpu(evidence: list[Evidence]) -> list[Finding]:
+    """A card with a hardware Xid, ECC errors or pages to retire is suspect; an application-fault
+    Xid (NVIDIA: restart the application) only says that the process's CUDA context is gone."""
+    gpus = [e for e in evidence if e.source is Source.GPU]
     return [
-        _node_finding("INF_GPU_XID", 0.7, gpu, Source.GPU)
-        for gpu in evidence
-        if gpu.source is Source.GPU and gpu.labels.get("faulty") == "true"
+        *(_node_finding("INF_GPU_XID", 0.7, g, Source.GPU) for g in gpus if g.labels.get("faulty") == "true"),
+        *(
+            _node_finding("INF_CUDA_ERROR", 0.5, g, Source.GPU)
+            for g in gpus
+            if g.labels.get("app_fault") == "true"
+        ),
     ]
 
 
@@ -217,7 +227,9 @@ def from_metrics(evidence: list[Evidence]) -> list[Finding]:
                 finding.add_target(target_label, e.labels.get(target_label, ""))
         out.append(finding)
 
-    add("INF_GPU_XID", [e for e in signal(evidence, "xid_errors") if _positive(e)], 0.6, "node")
+    xids = [e for e in signal(evidence, "xid_errors") if _positive(e)]
+    add("INF_GPU_XID", [e for e in xids if not application_fault(_xid(e))], 0.6, "node")
+    add("INF_CUDA_ERROR", [e for e in xids if application_fault(_xid(e))], 0.4, "node")
     add("INF_GPU_XID", [e for e in signal(evidence, "ecc_errors") if _positive(e)], 0.5, "node")
     add("INF_NODE_NOT_READY", abnormal(evidence, "node_not_ready"), 0.6, "node")
     kv = abnormal(evidence, "kv_cache_usage")
@@ -233,6 +245,13 @@ def from_metrics(evidence: list[Evidence]) -> list[Finding]:
     oom = [e for e in abnormal(evidence, "last_terminated_reason") if e.labels.get("reason") == "OOMKilled"]
     add("INF_OOM_KILLED", oom, 0.4, "pod")
     return out
+
+
+def _xid(e: Evidence) -> int:
+    """The Xid a DCGM series reports: its `xid` label (the count exporter), else its value (the
+    XID_ERRORS gauge holds the last Xid's number)."""
+    raw = e.labels.get("xid") or (str(int(e.value)) if isinstance(e.value, int | float) else "0")
+    return int(raw) if raw.isdigit() else 0
 
 
 def _positive(e: Evidence) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from bot.triage.backends import Backends
 from bot.triage.request import TriageRequest
-from bot.triage.scope import DEFAULT_NAMESPACE, IncidentScope, named_namespace, resolve
+from bot.triage.scope import DEFAULT_NAMESPACE, IncidentScope, named_namespace, resolve, subjects
 from tools.elasticsearch import LogScope
 from tools.kubernetes import Topology
 from tools.result import Evidence, Gap, Source, ToolResult, Window
@@ -67,6 +67,8 @@ def gather(request: TriageRequest, backends: Backends, *, on_tool: ToolDone | No
         scope = replace(
             scope, notes=[*scope.notes, note], namespace_assumed=backends.default_namespace is None
         )
+    if scope.unresolved:
+        gaps.append(Gap(source=Source.KUBERNETES, what="scope", reason=scope.unresolved))
     timings["scope"] = (time.perf_counter() - started) * 1000
     jobs = _jobs(request, backends, scope, topology, window)
     results: list[ToolResult] = []
@@ -136,14 +138,15 @@ def _jobs(
         ]
     if backends.kube is not None and topology is not None:
         kube, topo = backends.kube, topology
+        objects = subjects(scope, topology)
         jobs["kubernetes"] = lambda: [
-            kube.rollouts(topo, window, scope.deployments or None),
-            kube.warning_events(topo, window),
-            kube.pod_health(topo, scope.pods or None),
+            kube.rollouts(topo, window, scope.deployments),
+            kube.warning_events(topo, window, objects),
+            kube.pod_health(topo, scope.pods),
             kube.node_state(topo, scope.nodes),
-            kube.route_backends(topo, scope.routes or None),
+            kube.route_backends(topo, scope.routes),
         ]
-    if backends.gpu is not None:
+    if backends.gpu is not None and scope.nodes:
         gpu = backends.gpu
         jobs["gpu"] = lambda: [gpu.read(scope.nodes, as_of=window.as_of)]
     return jobs

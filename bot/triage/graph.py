@@ -35,6 +35,7 @@ from bot.triage.progress import Progress, ProgressEvent
 from bot.triage.propose import context, in_scope, propose
 from bot.triage.report import build, confidence
 from bot.triage.request import TriageRequest
+from bot.triage.runbooks import RunbookCatalog
 from bot.triage.state import TriageState
 from bot.triage.verdict import Verdict, overridden, with_verdict
 
@@ -97,7 +98,14 @@ def build_graph(
     def classify_node(state: TriageState) -> dict[str, Any]:
         evidence = state.need_gathered().evidence
         start = state.request.started_at
-        return {"decision": decide(state.findings, evidence, alert_start=start, taxonomy=knowledge.taxonomy)}
+        decision = decide(
+            state.findings,
+            evidence,
+            alert_start=start,
+            taxonomy=knowledge.taxonomy,
+            window_start=state.need_gathered().window.start,
+        )
+        return {"decision": decision}
 
     def review_node(state: TriageState) -> dict[str, Any]:
         assert deps.reviewer is not None  # the router only comes here with a reviewer
@@ -115,10 +123,16 @@ def build_graph(
         )
         notes = list(state.notes)
         if state.verdict is not None and state.verdict.actions:
-            actions, dropped = in_scope(state.verdict.actions, gathered.scope, gathered.topology, decision)
+            kept, dropped = in_scope(state.verdict.actions, gathered.scope, gathered.topology, decision)
             notes += [
                 f"the review's action on {a.target} is outside the incident's scope: left out"
                 for a in dropped
+            ]
+            actions = [a for a in kept if RunbookCatalog.permits(book, a.kind, ctx)]
+            notes += [
+                f"the review's {a.kind.value} {a.target} fails its runbook's conditions: left out"
+                for a in kept
+                if a not in actions
             ]
         return {
             "actions": actions,
@@ -138,6 +152,7 @@ def build_graph(
             state.actions,
             meaning=knowledge.taxonomy.meaning,
             confidence_value=confidence(decision, gathered),
+            category=knowledge.taxonomy.category_of,
         )
         if state.verdict is not None:
             result = with_verdict(result, state.verdict, gathered)

@@ -21,7 +21,7 @@ from bot.triage.agent_tools import ToolContext
 from bot.triage.backends import Backends
 from bot.triage.knowledge import Knowledge
 from bot.triage.prompts import render
-from bot.triage.redact import redact
+from bot.triage.redact import framed
 from bot.triage.report import hypothesis
 from bot.triage.state import TriageState
 from bot.triage.verdict import Verdict, validate_answer
@@ -150,7 +150,8 @@ class LlmReviewer:
             messages.append(reply.model_dump(exclude_none=True))
             for call in calls:
                 result = agent_tools.call(call.function.name, call.function.arguments, ctx)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                content = f"<data>\n{result}\n</data>"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
 
     def _message(self, messages: list[dict[str, Any]], usage: _Usage, *, tools: bool) -> Any:
         usage.steps += 1
@@ -197,7 +198,7 @@ class LlmReviewer:
         }
         return render(
             "triage_user.j2",
-            alert=redact(json.dumps(alert, indent=1)),
+            alert=framed(json.dumps(alert, indent=1)),
             scope=gathered.scope,
             window_start=gathered.window.start.isoformat(),
             as_of=gathered.window.as_of.isoformat(),
@@ -205,8 +206,8 @@ class LlmReviewer:
                 "category": decision.category.value,
                 "code": decision.code,
                 "rule": decision.rule,
-                "hypothesis": redact(hypothesis(decision, self._knowledge.taxonomy.meaning)),
+                "hypothesis": framed(hypothesis(decision, self._knowledge.taxonomy.meaning)),
             },
-            evidence=[{"id": e.id, "summary": redact(e.summary)} for e in gathered.evidence[:80]],
+            evidence=[{"id": framed(e.id), "summary": framed(e.summary)} for e in gathered.evidence[:80]],
             gaps=[str(g) for g in gathered.gaps],
         )

@@ -10,11 +10,17 @@ from typing import Any
 
 from bot.actions.catalog import SCOPE_FIELD, ActionKind, spec_for
 from bot.domain import ProposedAction
+from bot.triage.changes import RISKY_CHANGES
 from bot.triage.classify import Decision
+from bot.triage.findings import Finding
+from bot.triage.rollout_rule import changed
 from bot.triage.runbooks import ActionContext, Runbook, RunbookCatalog
 from bot.triage.scope import IncidentScope, selects
 from tools.kubernetes import REVISION, Topology
 from tools.result import Evidence
+
+# Findings that make a node itself suspect (its card or its link), not only a process on it.
+HARDWARE_CODES = frozenset({"INF_GPU_XID", "INF_NCCL", "INF_NODE_NOT_READY", "INF_DISK"})
 
 
 def _one(values: set[str] | None) -> str | None:
@@ -27,8 +33,10 @@ def context(
     """The targets and facts the runbook's conditions are checked against."""
     cause = decision.cause
     targets: dict[str, str] = {}
-    node = _one(cause.targets.get("node")) if cause else None
-    pod = _one(cause.targets.get("pod")) if cause else None
+    # Only objects the cluster has and the incident's scope holds: a node or pod that a log line
+    # names is a claim, not a target.
+    node = _one(_verified(cause, "node", scope.nodes))
+    pod = _one(_verified(cause, "pod", scope.pods))
     if node is None and pod is not None and topology is not None:
         node = next((p["spec"].get("nodeName") for p in topology.pods if p["metadata"]["name"] == pod), None)
     if pod is None and node is not None and topology is not None:
@@ -38,17 +46,19 @@ def context(
             if p["spec"].get("nodeName") == node and p["metadata"]["name"] in scope.pods
         ]
         pod = on_node[0] if len(on_node) == 1 else None
-    deployment = _one(cause.targets.get("deployment")) if cause else None
+    deployment = _one(_verified(cause, "deployment", scope.deployments))
     if deployment is None and decision.rollout is not None:
         deployment = decision.rollout.labels.get("deployment")
     if deployment is None and len(scope.deployments) == 1:
         deployment = scope.deployments[0]
-    route = _one(cause.targets.get("route")) if cause else None
+    route = _one(_verified(cause, "route", scope.routes))
     if route is None and len(scope.routes) == 1:
         route = scope.routes[0]
     for key, value in (("node", node), ("pod", pod), ("deployment", deployment), ("route", route)):
         if value:
             targets[key] = value
+    if deployment is not None and deployment not in scope.deployments:
+        deployment = None
     rollout = decision.rollout is not None and decision.rollout.labels.get("deployment") == deployment
     precedes = (
         rollout
@@ -60,12 +70,18 @@ def context(
     return ActionContext(
         targets=targets,
         rollout=rollout,
-        config_rollout=bool(precedes and decision.rollout and decision.rollout.labels.get("changes")),
+        config_rollout=bool(precedes and changed(decision.rollout) & RISKY_CHANGES),
+        hardware_fault=node is not None
+        and any(f.code in HARDWARE_CODES and node in f.targets.get("node", set()) for f in decision.findings),
         single_node=node is not None and (len(scope.nodes) > 1 or bool(cause and cause.targets.get("node"))),
         single_pod=pod is not None and len(scope.pods) > 1,
         multi_backend_route=any(r.labels.get("backends", "").count("=") >= 2 for r in routes),
         fleet_healthy=len(scope.pods) > 1,
     )
+
+
+def _verified(cause: Finding | None, kind: str, names: list[str]) -> set[str]:
+    return {n for n in (cause.targets.get(kind, set()) if cause else set()) if n in names}
 
 
 def propose(

@@ -32,3 +32,12 @@ def redact(text: str) -> str:
         else:
             text = pattern.sub(REDACTED, text)
     return text
+
+
+_FRAMING = re.compile(r"<(/?)(data)\b", re.I)
+
+
+def framed(text: str) -> str:
+    """Text from the systems under investigation, ready to sit between <data> and </data>: secrets
+    redacted, and any framing tag inside it neutralised so that it cannot close the frame early."""
+    return _FRAMING.sub(lambda m: f"&lt;{m.group(1)}{m.group(2)}", redact(text))

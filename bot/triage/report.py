@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.domain import IncidentSummary, ProposedAction, TimelineEntry, TriageResult
+from bot.domain import Alternative, Category, IncidentSummary, ProposedAction, TimelineEntry, TriageResult
+from bot.triage.citing import diverse, folded, noteworthy
 from bot.triage.classify import Decision
 from bot.triage.findings import Finding
 from bot.triage.gather import Gathered
@@ -52,6 +53,10 @@ def confidence(decision: Decision, gathered: Gathered) -> float:
     score = 0.45 + 0.12 * (len(sources) - 1) + min(decision.cause.strength, 1.0) * 0.2
     if decision.rule == "symptom rule":
         score -= 0.15
+    if decision.alternative is not None:  # two plausible causes: say the doubt
+        score -= 0.15
+    if gathered.scope.unresolved:  # the evidence could not be tied to the incident's own pods
+        score -= 0.15
     if decision.rule == "earliest cause":
         rivals = [
             f
@@ -88,7 +93,27 @@ def hypothesis(decision: Decision, meaning: Callable[[str], str]) -> str:
         text += f" A rollout preceded it: {decision.rollout.summary}."
     if cause.note and cause.note not in text:
         text += f" First sign: {cause.note[:220]}"
+    other = decision.alternative
+    if other is not None:
+        text += f" Also plausible: {meaning(other.code)}{_where(other)}."
     return text
+
+
+def alternatives(
+    decision: Decision, meaning: Callable[[str], str], category: Callable[[str], Category]
+) -> list[Alternative]:
+    other = decision.alternative
+    if other is None:
+        return []
+    when = f" since {other.onset:%H:%M:%S}Z" if other.onset else ""
+    text = f"{meaning(other.code)}{_where(other)}{when}."
+    if other.note:
+        text += f" First sign: {other.note[:200]}"
+    return [
+        Alternative(
+            code=other.code, category=category(other.code), hypothesis=text, evidence=other.evidence[:5]
+        )
+    ]
 
 
 def _where(cause: Finding) -> str:
@@ -135,19 +160,22 @@ def _error_share(evidence: list[Evidence]) -> float | None:
 
 
 def cited_evidence(decision: Decision, gathered: Gathered) -> list[Evidence]:
-    """The evidence the decision rests on first, then the other abnormal readings."""
+    """The evidence the decision rests on first (and its alternative's), then the other abnormal
+    readings; redundant series folded, every backend that saw something abnormal heard."""
     by_id = {e.id: e for e in gathered.evidence}
     ordered: list[Evidence] = []
     if decision.cause is not None:
         ordered.extend(by_id[i] for i in decision.cause.evidence if i in by_id)
     if decision.rollout is not None:
         ordered.append(decision.rollout)
+    if decision.alternative is not None:
+        ordered.extend(by_id[i] for i in decision.alternative.evidence[:3] if i in by_id)
     for finding in decision.findings:
         ordered.extend(by_id[i] for i in finding.evidence if i in by_id)
     ordered.extend(e for e in gathered.evidence if e.id == "prom:alert")
-    ordered.extend(e for e in gathered.evidence if e.labels.get("abnormal") == "true")
+    ordered.extend(e for e in gathered.evidence if noteworthy(e))
     unique = list({e.id: e for e in ordered}.values())
-    return unique[:MAX_EVIDENCE]
+    return diverse(folded(unique), MAX_EVIDENCE)
 
 
 def build(
@@ -159,6 +187,7 @@ def build(
     *,
     meaning: Callable[[str], str],
     confidence_value: float,
+    category: Callable[[str], Category],
 ) -> TriageResult:
     return TriageResult(
         incident=incident_summary(request, gathered),
@@ -179,4 +208,5 @@ def build(
         notes=[f"rule: {decision.rule}", *gathered.scope.notes],
         as_of=gathered.window.as_of,
         onset=decision.cause.onset if decision.cause else None,
+        alternatives=alternatives(decision, meaning, category),
     )

@@ -25,7 +25,14 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "runbooks"
 PLACEHOLDERS = frozenset({"deployment", "pod", "node", "route"})
 TEMPLATE = re.compile(r"^(?P<kind>[a-z]+)/\{(?P<slot>[a-z]+)\}$")
 Condition = Literal[
-    "always", "rollout", "config_rollout", "single_node", "single_pod", "multi_backend_route", "fleet_healthy"
+    "always",
+    "rollout",
+    "config_rollout",
+    "single_node",
+    "single_pod",
+    "multi_backend_route",
+    "fleet_healthy",
+    "hardware_fault",
 ]
 
 
@@ -105,6 +112,7 @@ class ActionContext:
     single_pod: bool = False
     multi_backend_route: bool = False
     fleet_healthy: bool = False
+    hardware_fault: bool = False  # the target node's card or link shows a fault of its own
 
     def allows(self, condition: str) -> bool:
         return condition == "always" or bool(getattr(self, condition))
@@ -149,6 +157,12 @@ class RunbookCatalog:
         if by_category:
             return max(by_category, key=lambda b: b.meta.priority)
         return next((b for b in self.runbooks if UNATTRIBUTED in b.meta.matches.codes), None)
+
+    @staticmethod
+    def permits(book: Runbook | None, kind: ActionKind, context: ActionContext) -> bool:
+        """Whether the runbook lists an action of `kind` whose condition holds: the review's own
+        actions pass the same conditions as the rules' (no cordon without a node-level fault)."""
+        return book is not None and any(a.kind is kind and context.allows(a.when) for a in book.meta.actions)
 
     @staticmethod
     def resolve(book: Runbook, context: ActionContext) -> list[ResolvedAction]:

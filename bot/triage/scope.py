@@ -12,10 +12,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.alertmanager import SERVICE_LABELS
+from bot.alertmanager import MODEL_LABELS, SERVICE_LABELS
 from bot.promql import alert_namespace, envoy_routes, matchers
 from bot.triage.request import TriageRequest
+from tools.events import Subjects
 from tools.kubernetes import Topology
+from tools.templates import flags
 
 DEFAULT_NAMESPACE = "default"
 NAME_KEYS = ("service", "deployment", "app", "job", "route", "httproute", "model", "model_name", "container")
@@ -35,6 +37,7 @@ class IncidentScope:
     nodes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     namespace_assumed: bool = False  # nothing named it: Kubernetes' `default`, a guess
+    unresolved: str | None = None  # why no pod of the cluster could be tied to the alert
 
     def public(self) -> dict[str, Any]:
         return {
@@ -48,6 +51,7 @@ class IncidentScope:
             "nodes": self.nodes,
             "notes": self.notes,
             "namespace_assumed": self.namespace_assumed,
+            "unresolved": self.unresolved,
         }
 
 
@@ -89,7 +93,7 @@ def resolve(request: TriageRequest, topology: Topology | None, *, namespace: str
         for key, values in matchers(query).items():
             from_expr.setdefault(key, []).extend(values)
     service = request.incident.service or request.label(*SERVICE_LABELS)
-    model = request.incident.model or request.label("model", "model_name")
+    model = request.incident.model or request.label(*MODEL_LABELS)
     names = {v for key in NAME_KEYS for v in [*request.labels(key), *from_expr.get(key, [])] if v}
     names |= {n for n in (service, model) if n}
     clusters = [*request.labels("envoy_cluster_name"), *from_expr.get("envoy_cluster_name", [])]
@@ -123,6 +127,8 @@ def _walk(
     node_hints: list[str],
 ) -> IncidentScope:
     notes: list[str] = []
+    if model:
+        names |= {_name(d) for d in topo.deployments if model in served_models(d)}
     routes = [r for r in topo.routes if _name(r) in names]
     backend_names = {
         str(ref.get("name"))
@@ -160,19 +166,69 @@ def _walk(
     )
     if not pods and deployments:
         pods = [p for p in topo.pods if rs_to_deploy.get(_owner(p, "ReplicaSet") or "") in deployments]
+    unresolved = None
     if not pods:
-        notes.append(f"no pod matched the alert's names {sorted(names)}: scope is the whole namespace {ns}")
-        pods = list(topo.pods)
-        deployments = sorted({d for p in pods if (d := rs_to_deploy.get(_owner(p, "ReplicaSet") or ""))})
+        unresolved = (
+            f"no pod of namespace {ns} matched the alert's names ({', '.join(sorted(names)) or 'none'}): "
+            "pods, nodes and GPUs are not read"
+        )
     nodes = sorted({n for p in pods if (n := (p.get("spec") or {}).get("nodeName"))} | set(node_hints))
+    served = [d for d in topo.deployments if _name(d) in deployments]
     return IncidentScope(
         namespace=ns,
-        service=service,
-        model=model,
+        service=service or _only([_name(r) for r in routes] or [_name(s) for s in services] or deployments),
+        model=model or _only(sorted({m for d in served if (m := _model_of(d))})),
         routes=sorted(_name(r) for r in routes),
         services=sorted(_name(s) for s in services),
         deployments=deployments,
         pods=sorted(_name(p) for p in pods),
         nodes=nodes,
         notes=notes,
+        unresolved=unresolved,
+    )
+
+
+def _only(values: list[str]) -> str | None:
+    return values[0] if len(set(values)) == 1 else None
+
+
+MODEL_FLAGS = ("--served-model-name", "--model", "--model-id", "--model-path", "--model-repository")
+MODEL_ENV = ("MODEL_ID", "MODEL_NAME", "MODEL")
+
+
+def served_models(deployment: dict[str, Any]) -> list[str]:
+    """The names a deployment serves its model under, as its engine's flags or environment say
+    (the served name first): an alert from an SLO generator often names only the model."""
+    spec = ((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}
+    names: list[str] = []
+    for container in spec.get("containers") or []:
+        given = flags([*(container.get("command") or []), *(container.get("args") or [])])
+        env = {e.get("name"): e.get("value") for e in container.get("env") or []}
+        for value in [*(given.get(f) for f in MODEL_FLAGS), *(env.get(k) for k in MODEL_ENV)]:
+            if value:
+                names += [str(value), str(value).rstrip("/").rsplit("/", 1)[-1]]
+    return list(dict.fromkeys(names))
+
+
+def _model_of(deployment: dict[str, Any]) -> str | None:
+    names = served_models(deployment)
+    return names[0].rstrip("/").rsplit("/", 1)[-1] if names else None
+
+
+def subjects(scope: IncidentScope, topology: Topology | None) -> Subjects:
+    """The objects whose events are the incident's: its pods, their ReplicaSets and Deployments,
+    the nodes they run on, its Services and routes."""
+    replicasets = [
+        _name(rs)
+        for rs in (topology.replicasets if topology else [])
+        if _owner(rs, "Deployment") in scope.deployments
+    ]
+    return Subjects.of(
+        pod=scope.pods,
+        replicaset=replicasets,
+        deployment=scope.deployments,
+        node=scope.nodes,
+        service=scope.services,
+        httproute=scope.routes,
+        horizontalpodautoscaler=scope.deployments,
     )

@@ -59,6 +59,7 @@ class _TaxonomyFile(_Strict):
     layers: dict[str, _LayerSpec] = Field(min_length=1)
     codes: dict[str, str] = Field(min_length=1)
     aliases: dict[str, str] = Field(default_factory=dict)
+    decisive: list[str] = Field(default_factory=list)
 
 
 class CodeInfo(NamedTuple):
@@ -88,6 +89,7 @@ class Taxonomy:
     layers: Mapping[str, Layer]
     codes: Mapping[str, str]  # code -> meaning
     aliases: Mapping[str, str]  # alias -> code
+    decisive: frozenset[str] = frozenset()  # one line of these settles it: they compete by onset
 
     def resolve(self, code: str) -> str:
         """The canonical code (an alias resolved); KeyError when unknown."""
@@ -192,6 +194,9 @@ def load_taxonomy(path: Path = DEFAULT_TAXONOMY) -> Taxonomy:
         if target not in spec.codes:
             hint = did_you_mean(target, spec.codes)
             bad(("aliases", alias), f"alias {alias!r} points to unknown code {target!r}{hint}")
+    for index, code in enumerate(spec.decisive):
+        if code not in spec.codes:
+            bad(("decisive", index), f"{code!r} is not a declared code{did_you_mean(code, spec.codes)}")
     if problems:
         raise ConfigError("invalid taxonomy\n  " + "\n  ".join(problems))
     layers = {
@@ -205,7 +210,9 @@ def load_taxonomy(path: Path = DEFAULT_TAXONOMY) -> Taxonomy:
         )
         for name, layer in spec.layers.items()
     }
-    return Taxonomy(layers=layers, codes=dict(spec.codes), aliases=dict(spec.aliases))
+    return Taxonomy(
+        layers=layers, codes=dict(spec.codes), aliases=dict(spec.aliases), decisive=frozenset(spec.decisive)
+    )
 
 
 @cache

@@ -21,7 +21,9 @@ import pytest
 
 from bot.config import BotConfig
 from bot.domain import TriageResult
+from bot.actions.catalog import SCOPE_FIELD
 from bot.sandbox.evaluate import find_packs, score
+from bot.sandbox.safety import unsafe_actions
 from bot.sandbox.pack import load_pack
 from bot.sandbox.replay import replaying
 from bot.sandbox.up import Sandbox
@@ -104,12 +106,16 @@ def test_pack(folder: Path, knowledge: Knowledge, tmp_path: Path) -> None:
             result = replay.triage().result
         with serve_process(process_env(sandbox.env, tmp_path)) as url:
             live = live_triage(url, pack.alert_body)
-    category_ok, code_ok, action_ok = score(pack.expected, result, knowledge.taxonomy)
+    category_ok, code_ok, action_ok = score(pack.expected, result, knowledge.taxonomy, pack.objects)
+    assert unsafe_actions(pack.expected, result, pack.objects) == [], plan(result)
     assert (category_ok, code_ok, action_ok) == (True, True, True), plan(result)
     assert plan(live) == plan(result)
     assert set(result.public()) >= CONTRACT
     assert result.engine == "rules" and result.runbook and Path(ROOT / result.runbook).exists()
-    assert all(a.reversible and a.undo for a in result.actions)
+    # Every action acts on an object of the triage's own scope, as resolved from the cluster.
+    for action in result.actions:
+        kind, _, name = action.target.partition("/")
+        assert name in result.scope[SCOPE_FIELD[kind]], (action.target, result.scope)
     cited = {e["id"] for e in result.evidence}
     assert cited, "a triage always rests on evidence"
     assert all(e["query"] and e["summary"] for e in result.evidence)

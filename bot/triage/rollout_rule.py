@@ -1,0 +1,113 @@
+"""The model-rollout rule: a rollout that changed the model is the cause when the symptoms start with it.
+
+It names the deployment whose pods fail (not merely the newest rollout of the namespace), sorts what
+the rollout changed (bot.triage.changes: an unrelated change such as a log level never makes it a
+model rollout), and only wins when its onset lines up with the symptoms. A fault the rollout cannot
+have caused (a GPU that fell off the bus, an NCCL failure, a node gone, an image that cannot be
+pulled) that shows first, or together with the symptoms, still wins: it goes to the earliest-cause
+rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from bot.domain import Category
+from bot.triage.changes import MODEL_CHANGES, RISKY_CHANGES, Change, kinds
+from bot.triage.findings import Finding, kind
+from bot.triage.taxonomy import Taxonomy
+from tools.result import Evidence, Source
+
+ROLLOUT_LEAD = timedelta(minutes=30)
+SLACK = timedelta(minutes=1)
+TIE = timedelta(minutes=2)
+# Infrastructure codes a changed model explains (a checkpoint with another vocabulary trips a
+# device-side assert); every other infrastructure fault stands on its own.
+EXPLAINED_BY_MODEL = frozenset({"INF_CUDA_ERROR"})
+
+
+@dataclass(frozen=True)
+class RolloutCause:
+    code: str
+    cause: Finding
+    why: str
+
+
+def failing_rollout(evidence: list[Evidence], findings: list[Finding]) -> Evidence | None:
+    """The rollout of the deployment whose pods fail, else the newest one that changed something
+    that matters, else the newest."""
+    rollouts = sorted(
+        (e for e in kind(evidence, "rollout") if e.onset), key=lambda e: e.onset or datetime.min
+    )
+    if not rollouts:
+        return None
+    failing = {p for f in findings for p in f.targets.get("pod", set())}
+    mine = [r for r in rollouts if any(p.startswith(f"{r.labels.get('deployment')}-") for p in failing)]
+    risky = [r for r in rollouts if kinds(r.labels.get("changes", "")) & RISKY_CHANGES]
+    return (mine or risky or rollouts)[-1]
+
+
+def changed(rollout: Evidence | None) -> set[Change]:
+    return kinds(rollout.labels.get("changes", "")) if rollout is not None else set()
+
+
+def model_rollout(
+    rollout: Evidence | None, findings: list[Finding], symptoms_start: datetime, taxonomy: Taxonomy
+) -> RolloutCause | None:
+    """The rule's cause, or None when it does not apply."""
+    if rollout is None or rollout.onset is None:
+        return None
+    what = changed(rollout)
+    after = rollout.onset - SLACK
+    mod_findings = [
+        f
+        for f in findings
+        if taxonomy.category_of(f.code) is Category.MODEL_CONFIG and (f.onset is None or f.onset >= after)
+    ]
+    if not (what & MODEL_CHANGES) and not mod_findings:
+        return None
+    if not (after <= symptoms_start <= rollout.onset + ROLLOUT_LEAD):
+        return None
+    standing = [
+        f
+        for f in findings
+        if taxonomy.category_of(f.code) is Category.INFRASTRUCTURE
+        and not f.symptom
+        and f.code not in EXPLAINED_BY_MODEL
+        and f.onset is not None
+        and f.onset <= symptoms_start + TIE
+    ]
+    if standing or any(
+        taxonomy.category_of(f.code) is Category.INFRASTRUCTURE and f.onset and f.onset < rollout.onset
+        for f in findings
+        if not f.symptom
+    ):
+        return None
+    codes = {f.code for f in mod_findings}
+    if Change.QUANTIZATION in what or "MOD_QUALITY_REGRESSION" in codes:
+        code, why = "MOD_QUALITY_REGRESSION", "precision or quantization changed by the rollout"
+    elif Change.TOKENIZER in what or "MOD_TOKENIZER" in codes:
+        code, why = "MOD_TOKENIZER", "tokenizer or chat template changed by the rollout"
+    elif mod_findings:
+        code = min(mod_findings, key=lambda f: (f.onset or rollout.onset, -f.strength)).code
+        why = "model-layer errors right after the rollout"
+    elif any(f.code == "MOD_LOAD_FAILED" for f in findings):
+        code, why = "MOD_LOAD_FAILED", "the new model failed to load"
+    else:
+        changes = ", ".join(sorted(c.value for c in what & MODEL_CHANGES))
+        code, why = "MOD_CONFIG_MISMATCH", f"the rollout changed the {changes} and errors began with it"
+    cause = next((f for f in mod_findings if f.code == code), None)
+    if cause is None:
+        cause = Finding(
+            code=code,
+            onset=rollout.onset,
+            strength=0.7,
+            evidence=[rollout.id],
+            source=Source.KUBERNETES,
+            note=rollout.summary,
+        )
+    elif rollout.id not in cause.evidence:
+        cause.evidence.insert(0, rollout.id)
+    cause.add_target("deployment", rollout.labels.get("deployment", ""))
+    return RolloutCause(code=code, cause=cause, why=why)

@@ -36,7 +36,7 @@ NODE_CONDITIONS = (("INF_NODE_NOT_READY", 0.6), ("INF_DISK", 0.4))
 # must declare each, which is checked when the data files are loaded.
 FINDING_CODES = frozenset(
     {"INF_NODE_NOT_READY", "INF_DISK", "INF_GPU_XID", "INF_CUDA_ERROR", "INF_OOM_KILLED", "ENG_KV_CACHE"}
-    | {"MOD_QUALITY_REGRESSION", "MOD_OUTPUT_FORMAT"}
+    | {"MOD_QUALITY_REGRESSION", "MOD_OUTPUT_FORMAT", "GW_RATE_LIMIT"}
 )
 
 
@@ -236,6 +236,7 @@ def from_metrics(evidence: list[Evidence]) -> list[Finding]:
     preempt = abnormal(evidence, "preemptions")
     if kv or preempt:
         add("ENG_KV_CACHE", kv + preempt, 0.6 if kv and preempt else 0.35, "pod")
+    add("GW_RATE_LIMIT", abnormal(evidence, "ratelimited"), 0.6)
     add("MOD_QUALITY_REGRESSION", abnormal(evidence, "canary_pass_rate"), 0.7)
     add(
         "MOD_OUTPUT_FORMAT",

@@ -74,7 +74,7 @@ def _new_429s(evidence: list[Evidence], window_start: datetime) -> list[Evidence
     metered = [
         e
         for e in [*signal(evidence, "status_codes"), *signal(evidence, "status_by_backend")]
-        if "429" in (e.labels.get("code"), e.labels.get("envoy_response_code"))
+        if e.labels.get("code") == "429"
         and e.labels.get("abnormal") == "true"
         and _grew(e)
     ]
@@ -106,7 +106,7 @@ def _one_backend_throttles(evidence: list[Evidence], routes: list[Evidence]) -> 
         backend = e.labels.get("backend", "")
         if backend.startswith(ROUTE_RULE_CLUSTER) or backend not in services:
             continue
-        if e.labels.get("envoy_response_code") == "429" and e.labels.get("abnormal") == "true":
+        if e.labels.get("code") == "429" and e.labels.get("abnormal") == "true":
             by_service.setdefault(backend, []).append(e)
     if len(by_service) != 1:
         return []

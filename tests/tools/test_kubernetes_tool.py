@@ -10,6 +10,7 @@ from bot.sandbox.pack import Pack
 from bot.sandbox.server import ServerThread
 from bot.triage.scope import named_namespace, resolve
 from tests.support.stored import stored_request
+from tools.events import Subjects
 from tools.kubernetes import KubeTool, Topology, api_client
 from tools.result import Window
 from tools.templates import template_diff
@@ -129,7 +130,9 @@ def test_unhealthy_pods_nodes_events_and_route_weights(example: Pack) -> None:
         assert isinstance(topo, Topology)
         pods = kube.pod_health(topo).evidence
         nodes = {e.labels["node"]: e for e in kube.node_state(topo, NODES[:2]).evidence}
-        events = kube.warning_events(topo, window(example)).evidence
+        mine = Subjects.of(pod=[pod["metadata"]["name"]], node=[NODES[1]])
+        events = kube.warning_events(topo, window(example), mine).evidence
+        others = kube.warning_events(topo, window(example), Subjects.of(node=[NODES[0]])).evidence
         routes = kube.route_backends(topo).evidence
         api.close()
     assert len(pods) == 1 and pods[0].labels["reasons"] == "OOMKilled" and pods[0].value == 3
@@ -138,6 +141,7 @@ def test_unhealthy_pods_nodes_events_and_route_weights(example: Pack) -> None:
     assert nodes[NODES[1]].onset is not None and nodes[NODES[1]].onset.strftime("%H:%M") == "18:55"
     reasons = {(e.labels["reason"], e.labels["object"]) for e in events}
     assert ("BackOff", pod["metadata"]["name"]) in reasons and ("NodeNotReady", NODES[1]) in reasons
+    assert others == []  # another node's and another pod's events are not the incident's
     backoff = next(e for e in events if e.labels["reason"] == "BackOff")
     assert backoff.value == 4
     assert routes[0].summary == f"httproute/support-chat rule 0: {DEPLOYMENT} 100%"

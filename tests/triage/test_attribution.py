@@ -12,6 +12,7 @@ from bot.triage.attribution import DEFAULT_RULES, Attributor, attribute_lines
 from bot.triage.coverage import signature, unattributed_report
 from bot.triage.prefilter import required_literals
 from bot.triage.taxonomy import DEFAULT_TAXONOMY, UNATTRIBUTED, Taxonomy, default_taxonomy, load_taxonomy
+from tools.xid import XIDS, application_fault
 
 CORPUS = Path(__file__).with_name("error_lines.tsv")
 
@@ -514,3 +515,15 @@ def test_unattributed_report_counts_volume_and_ranks_signatures(attributor: Attr
     assert report.render().startswith("unattributed: 45/100 (45.0%, target < 10%)")
     empty = unattributed_report([], attributor)
     assert (empty.total, empty.share, empty.top, empty.within_target) == (0, 0.0, (), True)
+
+
+@pytest.mark.parametrize("xid", sorted(XIDS))
+def test_kernel_xid_lines_follow_nvidias_catalogue(xid: int, attributor: Attributor) -> None:
+    """The attribution rules and tools/xid.py agree: an application-fault Xid is a CUDA error of the
+    process (restart it), every other one a fault of the card (isolate it)."""
+    for line in (
+        f"NVRM: Xid (PCI:0000:3b:00): {xid}, pid=4121, name=python3, {XIDS[xid].meaning}",
+        f"kernel: [1234.5] NVRM: Xid (PCI:0000:ca:00): {xid}, pid='<unknown>', name=<unknown>, details",
+    ):
+        expected = "INF_CUDA_ERROR" if application_fault(xid) else "INF_GPU_XID"
+        assert attributor.attribute(line).code == expected, line

@@ -159,17 +159,19 @@ def test_symptom_reasons_never_name_the_cause_alone() -> None:
     assert alone.code == "ENG_CRASH"  # with nothing better, the symptom is still reported
 
 
-def test_routing_imbalance_from_429s_and_skewed_weights() -> None:
+def test_routing_imbalance_from_429s_after_the_route_was_reweighted() -> None:
     route = Evidence(
         id="k8s:route",
         source=Source.KUBERNETES,
         query="route",
         summary="route",
         value=0.9,
-        labels={"kind": "route", "route": "chat", "backends": "a=90,b=10"},
+        labels={"kind": "route", "route": "chat", "backends": "a=90,b=10", "changed_at": "2026-06-01T10:02:30Z"},
     )
-    evidence = [route, signal("status_codes", 2.0, onset=3, code="429")]
-    decision = decide([finding("ENG_QUEUE_FULL", 4)], evidence, alert_start=ALERT, taxonomy=TAXONOMY)
+    evidence = [route, signal("status_codes", 2.0, onset=3, code="429", hour_before="0")]
+    decision = decide(
+        [finding("ENG_QUEUE_FULL", 4)], evidence, alert_start=ALERT, taxonomy=TAXONOMY, window_start=T0
+    )
     assert (decision.category, decision.code) == ("operational", "GW_ROUTING")
     assert decision.cause is not None and decision.cause.targets["route"] == {"chat"}
 

@@ -165,3 +165,25 @@ def test_tool_arguments_are_validated_against_the_generated_schema() -> None:
     assert kube["required"] == ["view"] and kube["additionalProperties"] is False
     logs = specs["search_logs"]["parameters"]["properties"]["size"]
     assert (logs["minimum"], logs["maximum"], logs["default"]) == (1, 50, 20)
+
+
+def test_malformed_tool_calls_are_answers_and_the_reviews_actions_pass_the_runbooks(pack: Pack) -> None:
+    """`size: null` is the model's mistake, not the triage's end; a cordon the runbook's conditions do
+    not allow (a KV-cache incident has no node-level fault) is left out like an out-of-scope one."""
+    node = "node/aks-gpua100-28391047-vmss000002"
+    script = replies(
+        {"tool_calls": [{"name": "search_logs", "arguments": {"text": "preempted", "size": None}}]},
+        {
+            "content": verdict(
+                actions=[
+                    {"kind": "cordon_node", "target": node},
+                    {"kind": "add_replica", "target": DEPLOYMENT},
+                ]
+            ),
+            "expect": {"last_role": "tool", "tool_result_contains": "invalid arguments"},
+        },
+    )
+    result = triage_pack(pack, llm_script=script)
+    assert result.engine == "llm" and result.code == "ENG_KV_CACHE"
+    assert [(a.kind, a.target) for a in result.actions] == [("add_replica", DEPLOYMENT)]
+    assert any(f"cordon_node {node} fails its runbook's conditions" in n for n in result.notes)

@@ -19,13 +19,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bot.actions.catalog import SCOPE_FIELD
 from bot.config import BotConfig
 from bot.domain import TriageResult
-from bot.actions.catalog import SCOPE_FIELD
 from bot.sandbox.evaluate import find_packs, score
-from bot.sandbox.safety import unsafe_actions
 from bot.sandbox.pack import load_pack
 from bot.sandbox.replay import replaying
+from bot.sandbox.safety import unsafe_actions
 from bot.sandbox.up import Sandbox
 from bot.triage.knowledge import Knowledge
 from tests.conftest import ROOT

@@ -3,27 +3,43 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
-from bot.actions.catalog import ActionKind
+from bot.actions.catalog import CATALOG, ActionKind
 from bot.errors import ConfigError
-from bot.triage.runbooks import DEFAULT_DIR, ActionContext, RunbookCatalog, load_runbook
+from bot.triage.runbooks import DEFAULT_DIR, ActionContext, Condition, RunbookCatalog, load_runbook
 from bot.triage.taxonomy import default_taxonomy
 
 TAXONOMY = default_taxonomy()
+CONDITIONS = [c for c in get_args(Condition) if c != "always"]
 
 
-def test_every_code_has_a_runbook_and_actions_are_reversible() -> None:
+def test_every_code_has_a_runbook_and_its_actions_resolve_safely() -> None:
     catalog = RunbookCatalog.load(DEFAULT_DIR, TAXONOMY)
     for code in [*TAXONOMY.codes, "UNATTRIBUTED"]:
         book = catalog.match(code, None)
         assert book is not None, code
         assert code in book.meta.matches.codes or code == "UNATTRIBUTED", (code, book.id)
+    everything = ActionContext(
+        targets={"node": "n", "pod": "p", "deployment": "d", "route": "r"},
+        **{flag: True for flag in CONDITIONS},
+    )
     for book in catalog.runbooks:
         assert book.body.strip(), book.id
+        resolved = RunbookCatalog.resolve(book, everything)
+        assert len(resolved) == len({(a.kind, a.target) for a in book.meta.actions}), book.id
+        for action in resolved:
+            assert action.target.split("/")[0] == CATALOG[action.kind].target_kind, (book.id, action)
+            assert action.undo.strip() and action.rationale.strip(), (book.id, action.kind)
         for action in book.meta.actions:
-            assert action.kind in set(ActionKind)
+            # A node is cordoned only when the fault is the node's, one replica restarted only when
+            # it alone fails: never on every replica, never on a node merely hosting the incident.
+            if action.kind is ActionKind.CORDON_NODE:
+                assert action.when in {"single_node", "hardware_fault"}, book.id
+            if action.kind is ActionKind.RESTART_POD:
+                assert action.when == "single_pod", book.id
 
 
 def write(tmp_path: Path, name: str, front: str) -> Path:

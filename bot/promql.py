@@ -48,18 +48,38 @@ def envoy_routes(names: Iterable[str | None]) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2)) for name in names if name and (m := ENVOY_ROUTE.search(name))]
 
 
+# Where an alert names its namespace: the plain label, then the labels exporters put it under when
+# a scrape's own `namespace` took the name (ingress-nginx), or a mesh's (Istio's destination).
+NAMESPACE_LABELS = (
+    "namespace",
+    "exported_namespace",
+    "destination_service_namespace",
+    "destination_workload_namespace",
+)
+# Contour names an Envoy cluster after the Service it balances: `<namespace>/<service>/<port>/<hash>`.
+CONTOUR_CLUSTER = re.compile(r"^([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)/\d+/[0-9a-f]{10}$")
+
+
+def contour_services(names: Iterable[str | None]) -> list[tuple[str, str]]:
+    """(namespace, service) of every Contour cluster name among `names`."""
+    return [(m.group(1), m.group(2)) for name in names if name and (m := CONTOUR_CLUSTER.match(name))]
+
+
 def alert_namespace(labels: Mapping[str, str], queries: Iterable[str | None]) -> str | None:
-    """The namespace an alert names: its label, else its PromQL's matcher, else its gateway cluster."""
-    if labels.get("namespace"):
-        return labels["namespace"]
+    """The namespace an alert names: its labels, else its PromQL's matchers, else its gateway cluster."""
+    for label in NAMESPACE_LABELS:
+        if labels.get(label):
+            return labels[label]
     exprs = [q for q in queries if q]
-    for expr in exprs:
-        for value in matchers(expr).get("namespace", []):
-            if NAMESPACE.match(value):  # a plain name, not a regex over several namespaces
-                return value
+    for label in NAMESPACE_LABELS:
+        for expr in exprs:
+            for value in matchers(expr).get(label, []):
+                if NAMESPACE.match(value):  # a plain name, not a regex over several namespaces
+                    return value
     clusters = [labels.get("envoy_cluster_name", "")]
     clusters += [c for expr in exprs for c in matchers(expr).get("envoy_cluster_name", [])]
     for cluster in clusters:
         if match := ENVOY_NAMESPACE.search(cluster):
             return match.group(1)
-    return None
+    contour = contour_services(clusters)
+    return contour[0][0] if contour else None

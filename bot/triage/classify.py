@@ -22,6 +22,7 @@ chosen one), the decision keeps it as the alternative, and the confidence says s
 from __future__ import annotations
 
 import statistics
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -75,9 +76,11 @@ def decide(
     alert_start: datetime,
     taxonomy: Taxonomy,
     window_start: datetime | None = None,
+    related: Collection[str] = (),
 ) -> Decision:
-    """The cause, by the rules in the order of the module docstring."""
-    rollout = failing_rollout(evidence, findings)
+    """The cause, by the rules in the order of the module docstring (`related`: the other
+    deployments of the incident's application, see IncidentScope)."""
+    rollout = failing_rollout(evidence, findings, related)
     since = window_start or alert_start - timedelta(hours=1)
 
     def decided(cause: Finding, rule: str, reasons: list[str] | None = None) -> Decision:
@@ -112,12 +115,14 @@ def decide(
     if biz and _biz_dominates(biz, findings, taxonomy) and not _cause_before(biz, causes, taxonomy):
         return decided(_most_specific_biz(biz), "SLO burning on caller errors")
     others = [f for f in findings if not taxonomy.caller_error(f.code) and f.code not in TIMEOUT_CODES]
-    specific = [f for f in others if not f.symptom] or others
+    specific = [f for f in others if not f.symptom]
     if specific:
         return decided(earliest(specific, taxonomy), "earliest cause")
     symptom = _symptom_rule([f for f in findings if f.code in TIMEOUT_CODES], evidence, taxonomy)
     if symptom is not None:
         return decided(symptom, "symptom rule")
+    if others:  # only unhealthy-says-not-why findings (probes, back-off): still the best there is
+        return decided(earliest(others, taxonomy), "earliest symptom")
     return Decision(
         code=UNATTRIBUTED,
         category=_fallback_category(evidence, taxonomy),

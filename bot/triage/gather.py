@@ -60,7 +60,7 @@ def gather(request: TriageRequest, backends: Backends, *, on_tool: ToolDone | No
             gaps.append(got)
         else:
             topology = got
-    scope = resolve(request, topology, namespace=ns)
+    scope = resolve(request, topology, namespace=ns, named=named is not None)
     if named is None:
         how = "the configured KUBERNETES_NAMESPACE" if backends.default_namespace else "assumed"
         note = f"neither the incident nor its alerts name a namespace: {ns} is {how}"
@@ -140,7 +140,7 @@ def _jobs(
         kube, topo = backends.kube, topology
         objects = subjects(scope, topology)
         jobs["kubernetes"] = lambda: [
-            kube.rollouts(topo, window, scope.deployments),
+            kube.rollouts(topo, window, [*scope.deployments, *scope.related]),
             kube.warning_events(topo, window, objects),
             kube.pod_health(topo, scope.pods),
             kube.node_state(topo, scope.nodes),

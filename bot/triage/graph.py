@@ -104,6 +104,7 @@ def build_graph(
             alert_start=start,
             taxonomy=knowledge.taxonomy,
             window_start=state.need_gathered().window.start,
+            related=state.need_gathered().scope.related,
         )
         return {"decision": decision}
 

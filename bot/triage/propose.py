@@ -6,6 +6,7 @@ that the evidence does not name is never invented: the action is left out instea
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from bot.actions.catalog import SCOPE_FIELD, ActionKind, spec_for
@@ -19,6 +20,9 @@ from bot.triage.scope import IncidentScope, selects
 from tools.kubernetes import REVISION, Topology
 from tools.result import Evidence
 
+# How soon after a rollout a fault must start for the rollout to be worth rolling back: a change
+# that breaks an engine does so once its pods take traffic under load, not an afternoon later.
+CHANGE_LEAD = timedelta(minutes=20)
 # Findings that make a node itself suspect (its card or its link), not only a process on it.
 HARDWARE_CODES = frozenset({"INF_GPU_XID", "INF_NCCL", "INF_NODE_NOT_READY", "INF_DISK"})
 
@@ -57,14 +61,18 @@ def context(
     for key, value in (("node", node), ("pod", pod), ("deployment", deployment), ("route", route)):
         if value:
             targets[key] = value
-    if deployment is not None and deployment not in scope.deployments:
+    if deployment is not None and deployment not in [*scope.deployments, *scope.related]:
         deployment = None
     rollout = decision.rollout is not None and decision.rollout.labels.get("deployment") == deployment
     precedes = (
         rollout
         and decision.rollout is not None
         and decision.rollout.onset is not None
-        and (cause is None or cause.onset is None or decision.rollout.onset <= cause.onset)
+        and (
+            cause is None
+            or cause.onset is None
+            or decision.rollout.onset <= cause.onset <= decision.rollout.onset + CHANGE_LEAD
+        )
     )
     routes = [e for e in evidence if e.labels.get("kind") == "route" and e.labels.get("route") == route]
     return ActionContext(

@@ -178,6 +178,19 @@ def cited_evidence(decision: Decision, gathered: Gathered) -> list[Evidence]:
     return diverse(folded(unique), MAX_EVIDENCE)
 
 
+def _scope(decision: Decision, gathered: Gathered) -> dict[str, object]:
+    """The scope as stored; a related deployment the decision names as the cause (the model server
+    whose rollout broke the API that alerted) becomes one of the incident's, so that its rollback
+    passes the executors' scope check."""
+    scope = gathered.scope.public()
+    named = decision.cause.targets.get("deployment", set()) if decision.cause else set()
+    promoted = [d for d in gathered.scope.related if d in named]
+    if promoted:
+        scope["deployments"] = sorted({*gathered.scope.deployments, *promoted})
+        scope["related"] = [d for d in gathered.scope.related if d not in promoted]
+    return scope
+
+
 def build(
     request: TriageRequest,
     gathered: Gathered,
@@ -204,7 +217,7 @@ def build(
         timings_ms=dict(gathered.timings_ms),
         gaps=[str(g) for g in gathered.gaps],
         timeline=timeline(gathered.evidence),
-        scope=gathered.scope.public(),
+        scope=_scope(decision, gathered),
         notes=[f"rule: {decision.rule}", *gathered.scope.notes],
         as_of=gathered.window.as_of,
         onset=decision.cause.onset if decision.cause else None,

@@ -10,6 +10,7 @@ rule.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -19,7 +20,7 @@ from bot.triage.findings import Finding, kind
 from bot.triage.taxonomy import Taxonomy
 from tools.result import Evidence, Source
 
-ROLLOUT_LEAD = timedelta(minutes=30)
+ROLLOUT_LEAD = timedelta(minutes=12)
 SLACK = timedelta(minutes=1)
 TIE = timedelta(minutes=2)
 # Infrastructure codes a changed model explains (a checkpoint with another vocabulary trips a
@@ -34,18 +35,22 @@ class RolloutCause:
     why: str
 
 
-def failing_rollout(evidence: list[Evidence], findings: list[Finding]) -> Evidence | None:
-    """The rollout of the deployment whose pods fail, else the newest one that changed something
-    that matters, else the newest."""
-    rollouts = sorted(
-        (e for e in kind(evidence, "rollout") if e.onset), key=lambda e: e.onset or datetime.min
-    )
+def failing_rollout(
+    evidence: list[Evidence], findings: list[Finding], related: Collection[str] = ()
+) -> Evidence | None:
+    """The rollout of the deployment whose pods fail, else the newest one that changed the model,
+    else one that changed something that matters, else the newest. A rollout of a `related`
+    deployment (another part of the application: the model server an API calls) only counts when
+    it changed the model."""
+    dated = sorted((e for e in kind(evidence, "rollout") if e.onset), key=lambda e: e.onset or datetime.min)
+    rollouts = [r for r in dated if r.labels.get("deployment") not in related or changed(r) & MODEL_CHANGES]
     if not rollouts:
         return None
     failing = {p for f in findings for p in f.targets.get("pod", set())}
     mine = [r for r in rollouts if any(p.startswith(f"{r.labels.get('deployment')}-") for p in failing)]
-    risky = [r for r in rollouts if kinds(r.labels.get("changes", "")) & RISKY_CHANGES]
-    return (mine or risky or rollouts)[-1]
+    model = [r for r in rollouts if changed(r) & MODEL_CHANGES]
+    risky = [r for r in rollouts if changed(r) & RISKY_CHANGES]
+    return (mine or model or risky or rollouts)[-1]
 
 
 def changed(rollout: Evidence | None) -> set[Change]:

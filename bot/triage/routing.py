@@ -74,9 +74,7 @@ def _new_429s(evidence: list[Evidence], window_start: datetime) -> list[Evidence
     metered = [
         e
         for e in [*signal(evidence, "status_codes"), *signal(evidence, "status_by_backend")]
-        if e.labels.get("code") == "429"
-        and e.labels.get("abnormal") == "true"
-        and _grew(e)
+        if e.labels.get("code") == "429" and e.labels.get("abnormal") == "true" and _grew(e)
     ]
     logged = [
         e

@@ -13,14 +13,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.alertmanager import MODEL_LABELS, SERVICE_LABELS
-from bot.promql import alert_namespace, envoy_routes, matchers
+from bot.promql import NAMESPACE_LABELS, alert_namespace, contour_services, envoy_routes, matchers
 from bot.triage.request import TriageRequest
 from tools.events import Subjects
 from tools.kubernetes import Topology
 from tools.templates import flags
 
 DEFAULT_NAMESPACE = "default"
-NAME_KEYS = ("service", "deployment", "app", "job", "route", "httproute", "model", "model_name", "container")
+# Labels (and PromQL matchers) that may name the incident's objects: the plain ones, and those of
+# meshes and ingress controllers (Istio's destination, ingress-nginx's exported service).
+NAME_KEYS = (
+    "service",
+    "deployment",
+    "app",
+    "job",
+    "route",
+    "httproute",
+    "model",
+    "model_name",
+    "container",
+    "destination_service_name",
+    "destination_workload",
+    "destination_app",
+    "exported_service",
+    "ingress",
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +50,9 @@ class IncidentScope:
     routes: list[str] = field(default_factory=list)
     services: list[str] = field(default_factory=list)
     deployments: list[str] = field(default_factory=list)
+    # Other deployments of the same application (`app.kubernetes.io/part-of`): the model servers an
+    # alerting API calls. Their rollouts are read (a model change there breaks the API), nothing else.
+    related: list[str] = field(default_factory=list)
     pods: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -47,6 +67,7 @@ class IncidentScope:
             "routes": self.routes,
             "services": self.services,
             "deployments": self.deployments,
+            "related": self.related,
             "pods": self.pods,
             "nodes": self.nodes,
             "notes": self.notes,
@@ -79,15 +100,15 @@ def named_namespace(request: TriageRequest) -> str | None:
     """The incident's namespace, else the one its alerts name (label, PromQL, gateway cluster)."""
     if request.incident.namespace:
         return request.incident.namespace
-    labels = {
-        "namespace": request.label("namespace") or "",
-        "envoy_cluster_name": request.label("envoy_cluster_name") or "",
-    }
+    labels = {name: request.label(name) or "" for name in (*NAMESPACE_LABELS, "envoy_cluster_name")}
     return alert_namespace(labels, request.queries)
 
 
-def resolve(request: TriageRequest, topology: Topology | None, *, namespace: str) -> IncidentScope:
-    """Walk from the incident's names to the objects that serve them, in `namespace`."""
+def resolve(
+    request: TriageRequest, topology: Topology | None, *, namespace: str, named: bool = True
+) -> IncidentScope:
+    """Walk from the incident's names to the objects that serve them, in `namespace` (`named`: the
+    incident or its alert names that namespace, rather than a default standing in for it)."""
     from_expr: dict[str, list[str]] = {}
     for query in request.queries:
         for key, values in matchers(query).items():
@@ -98,6 +119,7 @@ def resolve(request: TriageRequest, topology: Topology | None, *, namespace: str
     names |= {n for n in (service, model) if n}
     clusters = [*request.labels("envoy_cluster_name"), *from_expr.get("envoy_cluster_name", [])]
     names |= {route for _, route in envoy_routes(clusters)}
+    names |= {service for _, service in contour_services(clusters)}
     pod_hints = [p for p in [*request.labels("pod"), *from_expr.get("pod", [])] if p]
     node_hints = [
         n
@@ -114,7 +136,7 @@ def resolve(request: TriageRequest, topology: Topology | None, *, namespace: str
             deployments=request.labels("deployment"),
             notes=["Kubernetes topology unavailable: scope from the alert's labels only"],
         )
-    return _walk(topology, namespace, service, model, names, pod_hints, node_hints)
+    return _walk(topology, namespace, service, model, names, pod_hints, node_hints, named)
 
 
 def _walk(
@@ -125,6 +147,7 @@ def _walk(
     names: set[str],
     pod_hints: list[str],
     node_hints: list[str],
+    named: bool,
 ) -> IncidentScope:
     notes: list[str] = []
     if model:
@@ -167,14 +190,20 @@ def _walk(
     if not pods and deployments:
         pods = [p for p in topo.pods if rs_to_deploy.get(_owner(p, "ReplicaSet") or "") in deployments]
     unresolved = None
-    if not pods:
+    listed = ", ".join(sorted(names)) or "none"
+    if not pods and named:
+        # A namespace-wide alert: the namespace it names is the scope, never the cluster.
         unresolved = (
-            f"no pod of namespace {ns} matched the alert's names ({', '.join(sorted(names)) or 'none'}): "
-            "pods, nodes and GPUs are not read"
+            f"no workload of namespace {ns} matched the alert's names ({listed}): every pod of {ns} is read"
         )
+        pods = list(topo.pods)
+        deployments = sorted({d for p in pods if (d := rs_to_deploy.get(_owner(p, "ReplicaSet") or ""))})
+    elif not pods:
+        unresolved = f"no pod of namespace {ns} matched the alert's names ({listed}): pods, nodes and GPUs are not read"
     nodes = sorted({n for p in pods if (n := (p.get("spec") or {}).get("nodeName"))} | set(node_hints))
     served = [d for d in topo.deployments if _name(d) in deployments]
     return IncidentScope(
+        related=_same_application(topo, served),
         namespace=ns,
         service=service or _only([_name(r) for r in routes] or [_name(s) for s in services] or deployments),
         model=model or _only(sorted({m for d in served if (m := _model_of(d))})),
@@ -186,6 +215,21 @@ def _walk(
         notes=notes,
         unresolved=unresolved,
     )
+
+
+PART_OF = "app.kubernetes.io/part-of"
+
+
+def _same_application(topo: Topology, served: list[dict[str, Any]]) -> list[str]:
+    """The other deployments labelled part of the same application as the incident's."""
+
+    def part_of(d: dict[str, Any]) -> str | None:
+        template = ((d.get("spec") or {}).get("template") or {}).get("metadata") or {}
+        return _labels(d).get(PART_OF) or dict(template.get("labels") or {}).get(PART_OF)
+
+    apps = {a for d in served if (a := part_of(d))}
+    mine = {_name(d) for d in served}
+    return sorted(_name(d) for d in topo.deployments if _name(d) not in mine and part_of(d) in apps)
 
 
 def _only(values: list[str]) -> str | None:

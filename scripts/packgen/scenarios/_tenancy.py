@@ -16,11 +16,12 @@ from typing import Any
 
 import yaml
 
+from .. import exporters as ex
 from .. import k8s
 from ..openmetrics import OpenMetrics
 from ..pack import Pack
 from ..series import Series, flat, iso, noisy
-from ..traffic import GpuDevice, GpuSeries, PodTimeline, gpu, gpu_idle, pod_timeline
+from ..traffic import GpuDevice, GpuSeries, PodTimeline, Replica, gpu, gpu_idle, pod_timeline
 
 
 class TenantPack(Pack):
@@ -144,7 +145,9 @@ def tenant(
         service_account=service_account,
         tolerations=tolerations
         if tolerations is not None
-        else ([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}] if gpus_per_pod else []),
+        else (
+            [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}] if gpus_per_pod else []
+        ),
     )
     pods = []
     for node, devs, ip in placements:
@@ -179,7 +182,9 @@ def tenant(
             container=container,
         )
         series = [
-            gpu(p.clock, rng, d, util=util, fb_used=fb_used, pod=pod, namespace=namespace, container=container)
+            gpu(
+                p.clock, rng, d, util=util, fb_used=fb_used, pod=pod, namespace=namespace, container=container
+            )
             for d in devs
         ]
         pods.append(TenantPod(info, tl, node, list(devs), series))
@@ -205,7 +210,9 @@ def dcgm_lite(om: OpenMetrics, gpus: list[GpuSeries], driver: str, xid: bool = T
         om.gauge("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", lab, g.util, g.present)
         om.gauge("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", lab, g.fb_used, g.present)
         if xid:
-            om.gauge("DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered.", lab, g.xid, g.present)
+            om.gauge(
+                "DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered.", lab, g.xid, g.present
+            )
 
 
 def idle_gpus(p: Pack, devices: list[GpuDevice]) -> list[GpuSeries]:
@@ -300,6 +307,77 @@ def vllm_lite(
         gt,
         initial=float(round(gt[0] * uptime_min)),
     )
+
+
+def vllm_metrics(
+    om: OpenMetrics,
+    reps: list[Replica],
+    *,
+    aborted: dict[str, Series] | None = None,
+    http_ok_only: bool = False,
+) -> None:
+    """vLLM V1 families, without the prefix-cache and inter-token series (dropped at scrape to save space).
+
+    `aborted[pod]`: requests the engine aborted (client gone) per minute, `finished_reason="abort"`.
+    `http_ok_only`: the API server answered only 2xx (the 5xx of the pack were made by the gateway).
+    """
+    for r in reps:
+        lab = ex.scrape_labels(r, engine="0")
+        p, rs = r.present, r.resets
+        om.gauge(
+            "vllm:num_requests_running", "Number of requests in model execution batches.", lab, r.running, p
+        )
+        om.gauge(
+            "vllm:num_requests_waiting", "Number of requests waiting to be processed.", lab, r.waiting, p
+        )
+        om.gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", lab, r.kv, p)
+        om.counter(
+            "vllm:num_preemptions",
+            "Cumulative number of preemption from the engine.",
+            lab,
+            r.preempt.ints(),
+            present=p,
+            resets=rs,
+        )
+        pt, gt, ok = r.prompt_tokens(), r.gen_tokens(), r.ok()
+        for name, help_text, inc in (
+            ("vllm:prompt_tokens", "Number of prefill tokens processed.", pt),
+            ("vllm:generation_tokens", "Number of generation tokens processed.", gt),
+        ):
+            om.counter(name, help_text, lab, inc, present=p, resets=rs, initial=ex._initial(r, inc))
+        reasons = [("stop", (ok * (1 - r.length_frac)).ints()), ("length", (ok * r.length_frac).ints())]
+        if aborted and r.pod in aborted:
+            reasons.append(("abort", aborted[r.pod]))
+        for reason, inc in reasons:
+            om.counter(
+                "vllm:request_success",
+                "Count of successfully processed requests.",
+                {**lab, "finished_reason": reason},
+                inc,
+                present=p,
+                resets=rs,
+                initial=ex._initial(r, inc),
+            )
+        served = r.served()
+        om.histogram(
+            "vllm:time_to_first_token_seconds",
+            "Histogram of time to first token in seconds.",
+            lab,
+            ex.VLLM_TTFT,
+            served,
+            r.ttft,
+            present=p,
+            resets=rs,
+            initial_count=ex._initial(r, served),
+        )
+        if http_ok_only:
+            saved = r.codes
+            r.codes = {code: s for code, s in saved.items() if code < 300}
+            ex.http_requests(om, r)
+            r.codes = saved
+        else:
+            ex.http_requests(om, r)
+    ex.up(om, reps)
 
 
 def steady(p: Pack, value: float, rel: float = 0.05) -> Series:

@@ -23,10 +23,10 @@ from .. import k8s
 from ..common import gateway_logs, hist_quantile, threshold_alert
 from ..engines import src_of, vllm_access, vllm_stats
 from ..fleet import Fleet, Member
-from ..logs import Source, ecs, vllm_line
+from ..logs import Source, ecs
 from ..pack import Pack
 from ..series import Dist, Series, flat, iso, noisy, ramp
-from ..traffic import gpu_idle, node_timeline
+from ..traffic import GpuDevice, GpuSeries, gpu_idle, node_timeline
 
 NAME = "kv-surge-decoy-node-notready"
 ENGINE = "vLLM 0.11.0 (V1 metric names) on EKS, L40S; decoy: another tenant's p4d node NotReady"
@@ -54,7 +54,9 @@ def _host(ip: str) -> str:
     return f"ip-{ip.replace('.', '-')}.{REGION}.compute.internal"
 
 
-def _eks_node(p: Pack, ip: str, zone: str, itype: str, product: str, count: int, cidr: str, **kw: Any):
+def _eks_node(
+    p: Pack, ip: str, zone: str, itype: str, product: str, count: int, cidr: str, **kw: Any
+) -> tuple[k8s.Node, list[GpuDevice]]:
     return p.gpu_node(
         _host(ip),
         ip=ip,
@@ -141,7 +143,7 @@ def build() -> Pack:
     )
     names = list(itsm_nodes)
 
-    # --- the help-desk model servers (the incident) ----------------------------------------------------------
+    # --- the help-desk model servers (the incident) ---------------------------------------------------------
     args = [
         "--model",
         "/models/ibm-granite/granite-3.1-8b-instruct",
@@ -198,7 +200,9 @@ def build() -> Pack:
             {"name": "dshm", "mountPath": "/dev/shm"},
         ],
         cluster_ip="172.20.119.40",
-        annotations={"argocd.argoproj.io/tracking-id": "itsm-copilot:apps/Deployment:itsm-copilot/vllm-granite-itsm"},
+        annotations={
+            "argocd.argoproj.io/tracking-id": "itsm-copilot:apps/Deployment:itsm-copilot/vllm-granite-itsm"
+        },
     )
     fleet = Fleet(p, w, job="itsm-copilot/vllm-granite-itsm", model="granite-3.1-8b-itsm", service="")
     for j, name in enumerate(names):
@@ -247,7 +251,7 @@ def build() -> Pack:
                 float(min(100, round(g.util[i] + (93.0 - g.util[i]) * load[i] + rng.uniform(-1.5, 1.5))))
                 for i in range(c.n)
             )
-            g.power = (g.util * 3.1 + 78 + noisy(flat(c, 0.0), rng, 0, 6.0)).map(lambda v: round(v, 3))
+            g.power = (g.util * 2.9 + 66 + noisy(flat(c, 0.0), rng, 0, 6.0)).map(lambda v: round(v, 3))
             g.temp = (g.util * 0.3 + 31 + noisy(flat(c, 0.0), rng, 0, 0.7)).map(lambda v: float(round(v)))
             g.fb_used = noisy(flat(c, 41_180.0), rng, 0.0008).map(round)
 
@@ -369,6 +373,8 @@ def build() -> Pack:
     rm_fleet = Fleet(p, rm_w, job="applied-research/ar-reward-model", model="reward", service="")
     rm = rm_fleet.add(rm_rev, bad_node, bad_devs[2:3], "10.52.161.77", rpm=90, util=44, fb_used=21_400)
     research = [judge, rm]
+    for g in judge.gpus + rm.gpus:  # L40S: 350 W board
+        g.power = (g.util * 2.9 + 66 + noisy(flat(c, 0.0), rng, 0, 5.0)).map(lambda v: round(v, 3))
     k_lost, k_mark = c.idx(lost), c.idx(marked)
     for m in research:
         m.rep.down([i >= k_lost for i in range(c.n)])
@@ -388,7 +394,12 @@ def build() -> Pack:
     pends: list[tuple[Fleet, Member]] = []
     for j, (fl, rev) in enumerate(((jfleet, jrev), (rm_fleet, rm_rev))):
         made = fl.add(
-            rev, bad_node, [], "", created=evicted + timedelta(milliseconds=60 + 30 * j), ready_after=timedelta(days=2)
+            rev,
+            bad_node,
+            [],
+            "",
+            created=evicted + timedelta(milliseconds=60 + 30 * j),
+            ready_after=timedelta(days=2),
         )
         made.rep.exists = [False] * c.n
         made.rep.down([True] * c.n)
@@ -402,7 +413,9 @@ def build() -> Pack:
         pends.append((fl, made))
 
     # applied-research's eval orchestrator runs on the system node
-    orch_rev = p.revision(31, p.ago(days=2, hours=3), "ghcr.io/example-ar/eval-orchestrator:2.14.0", ["serve"])
+    orch_rev = p.revision(
+        31, p.ago(days=2, hours=3), "ghcr.io/example-ar/eval-orchestrator:2.14.0", ["serve"]
+    )
     orch_rev.replicas = 1
     orch_w = k8s.Workload(
         name="ar-eval-orchestrator",
@@ -426,7 +439,7 @@ def build() -> Pack:
     orch_fleet = Fleet(p, orch_w, job="applied-research/ar-eval-orchestrator", model="", service="")
     orch = orch_fleet.add(orch_rev, cpu_node, [], "10.52.9.140", rpm=5)
 
-    # --- metrics -----------------------------------------------------------------------------------------------
+    # --- metrics --------------------------------------------------------------------------------------------
     ex.vllm(p.om, fleet.replicas())
     # dcgm-exporter runs with the pod-resources mapping; only GPUs that hold a pod are kept by the
     # metricRelabelings of this cluster's ServiceMonitor (idle GPUs are still in the NVML readings)
@@ -435,9 +448,19 @@ def build() -> Pack:
     # the research pods are scraped by a PodMonitor that keeps only a few engine gauges
     lab = ex.scrape_labels(judge.rep, engine="0")
     pr = judge.rep.present
-    p.om.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", lab, judge.rep.running, pr)
-    p.om.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", lab, judge.rep.waiting, pr)
-    p.om.gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", lab, judge.rep.kv, pr)
+    p.om.gauge(
+        "vllm:num_requests_running",
+        "Number of requests in model execution batches.",
+        lab,
+        judge.rep.running,
+        pr,
+    )
+    p.om.gauge(
+        "vllm:num_requests_waiting", "Number of requests waiting to be processed.", lab, judge.rep.waiting, pr
+    )
+    p.om.gauge(
+        "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", lab, judge.rep.kv, pr
+    )
     ex.up(p.om, [judge.rep, rm.rep])
     ex.ksm_pods(p.om, fleet.timelines() + [tei.timeline] + [m.timeline for m in research])
     ex.ksm_pods(p.om, [m.timeline for _, m in pends])
@@ -502,7 +525,7 @@ def build() -> Pack:
         route='{}/{team="itsm-platform"}',
     )
 
-    # --- logs ----------------------------------------------------------------------------------------------------
+    # --- logs -----------------------------------------------------------------------------------------------
     for m in fleet.members:
         p.access_logs(m.rep, src_of(m), vllm_access(), clients=[GW_IP], every=4)
         vllm_stats(p, m, every=2)
@@ -523,21 +546,28 @@ def build() -> Pack:
     kern = Source("kernel", None, None, bad_node.name, None, dataset="system.syslog")
     t0 = lost - timedelta(seconds=57)
     for dt, lvl, msg in (
-        (0.0, "warn", "ena 0000:10:1c.0 eth0: Found a Tx that wasn't completed on time, qid 5, index 771. 5736448 usecs have passed since last napi execution. Napi scheduled: 1"),  # noqa: E501
-        (0.004, "warn", "ena 0000:10:1c.0 eth0: Found a Tx that wasn't completed on time, qid 5, index 772. 5736452 usecs have passed since last napi execution. Napi scheduled: 1"),  # noqa: E501
-        (21.3, "err", "ena 0000:10:1c.0 eth0: Keep alive watchdog timeout."),
-        (21.31, "err", "ena 0000:10:1c.0 eth0: Trigger reset is on"),
-        (38.9, "err", "ena 0000:10:1c.0: Reset attempt failed. Can not reset the device"),
-    ):
+        (
+            0.0,
+            "warn",
+            "ena 0000:10:1c.0 eth0: Found a Tx that wasn't completed on time, qid 5, index 771. 5736448 usecs have passed since last napi execution. Napi scheduled: 1",  # noqa: E501
+        ),
+        (
+            0.004,
+            "warn",
+            "ena 0000:10:1c.0 eth0: Found a Tx that wasn't completed on time, qid 5, index 772. 5736452 usecs have passed since last napi execution. Napi scheduled: 1",  # noqa: E501
+        ),
+        (26.8, "err", "ena 0000:10:1c.0 eth0: Keep alive watchdog timeout."),
+        (26.81, "err", "ena 0000:10:1c.0 eth0: Trigger reset is on"),
+    ):  # what the node wrote after this (if anything) never reached the log pipeline
         ts = t0 + timedelta(seconds=dt)
         p.logs.add(ecs(ts, msg, kern, level="error" if lvl == "err" else "warn"))
     kubelet = Source("kubelet", None, None, bad_node.name, None, dataset="system.syslog")
-    for sec in (-36, -24, -13):
+    for sec in (-52, -43):
         ts = lost + timedelta(seconds=sec, microseconds=rng.randint(0, 999_999))
         msg = (
-            f'E0915 {ts:%H:%M:%S}.{ts.microsecond:06d}    4187 kubelet_node_status.go:549] "Error updating node status, '
+            f'E0915 {ts:%H:%M:%S}.{ts.microsecond:06d}    4187 kubelet_node_status.go:549] "Error updating node status, '  # noqa: E501
             f'will retry" err="error getting node \\"{bad_node.name}\\": Get \\"https://6F1C0D2E7A3B94C58E1D.gr7.'
-            f'{REGION}.eks.amazonaws.com/api/v1/nodes/{bad_node.name}?timeout=10s\\": dial tcp 10.52.0.117:443: i/o timeout"'
+            f'{REGION}.eks.amazonaws.com/api/v1/nodes/{bad_node.name}?timeout=10s\\": dial tcp 10.52.0.117:443: i/o timeout"'  # noqa: E501
         )
         p.logs.add(ecs(ts, msg, kubelet, level="error"))
     # applied-research's eval orchestrator (on the system node) loses its judge and pages its own channel
@@ -592,7 +622,7 @@ def build() -> Pack:
             ecs(
                 ts,
                 '{"level":"info","ts":"' + iso(ts, ms=True) + '","caller":"ipamd/ipamd.go:1385",'
-                '"msg":"Pod IP pool stats: Total IPs/Prefixes = 29/0, AssignedIPs/CooldownIPs: 9/0, c.maxIPsPerENI = 15"}',
+                '"msg":"Pod IP pool stats: Total IPs/Prefixes = 29/0, AssignedIPs/CooldownIPs: 9/0, c.maxIPsPerENI = 15"}',  # noqa: E501
                 aws_node,
                 level="info",
             )
@@ -611,7 +641,7 @@ def build() -> Pack:
         route=f"httproute/{ns}/itsm-assistant/rule/0/match/0/assist_itsm_example_jp",
         authority="assist.itsm.example.jp",
         src=gw,
-        clients="10.52.100",
+        clients="10.53",
         every=4,
         agent=agent,
         duration=lambda code, i: int(
@@ -619,7 +649,7 @@ def build() -> Pack:
         ),
     )
 
-    # --- events ----------------------------------------------------------------------------------------------------
+    # --- events ---------------------------------------------------------------------------------------------
     ev = [
         k8s.event(
             namespace="default",
@@ -731,8 +761,8 @@ def build() -> Pack:
             reason="FailedMount",
             message=(
                 'MountVolume.SetUp failed for volume "pvc-3b1f7e52-9c0d-4e8a-b7a1-52d0c9f4e6a3" : rpc error: code = '
-                "Internal desc = Could not mount \"fs-0c4e1a9b7d2f35e68.fsx.ap-northeast-1.amazonaws.com@tcp:/x7mqbmav\" "
-                "at \"/var/lib/kubelet/pods/8f2b/volumes/kubernetes.io~csi/pvc-3b1f7e52/mount\": mount failed: exit status 5"
+                'Internal desc = Could not mount "fs-0c4e1a9b7d2f35e68.fsx.ap-northeast-1.amazonaws.com@tcp:/x7mqbmav" '
+                'at "/var/lib/kubelet/pods/8f2b/volumes/kubernetes.io~csi/pvc-3b1f7e52/mount": mount failed: exit status 5'  # noqa: E501
             ),
             first=p.ago(days=2, hours=5),
             last=p.t("14:21:02"),
@@ -746,7 +776,7 @@ def build() -> Pack:
             name="itsm-ticket-api",
             uid=k8s.new_uid(rng),
             reason="FailedGetResourceMetric",
-            message="failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API",
+            message="failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API",  # noqa: E501
             first=p.ago(days=11),
             last=p.t("14:24:45"),
             count=4012,
@@ -755,14 +785,18 @@ def build() -> Pack:
         ),
     ]
 
-    # --- objects -----------------------------------------------------------------------------------------------------
+    # --- objects --------------------------------------------------------------------------------------------
     bad_node.ready = "Unknown"
     bad_node.heartbeat = lost - timedelta(seconds=8)
     bad_node.not_ready_since = marked
     bad_node.taints = [
         *bad_node.taints,
         {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": iso(marked)},
-        {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": iso(marked + timedelta(seconds=5))},
+        {
+            "key": "node.kubernetes.io/unreachable",
+            "effect": "NoExecute",
+            "timeAdded": iso(marked + timedelta(seconds=5)),
+        },
     ]
     p.objects.extend(fleet.objects())
     p.objects.append(
@@ -785,9 +819,14 @@ def build() -> Pack:
     p.objects.extend(ev)
     # NVML readings at as_of: every GPU of the reachable nodes (the research node cannot be read)
     held = {g.dev.uuid: g for g in fleet.gpu_series()}
-    readings = []
+    readings: list[GpuSeries] = []
     for _, devs in itsm_nodes.values():
-        readings += [held.get(d.uuid) or gpu_idle(c, rng, d) for d in devs]
+        for d in devs:
+            g = held.get(d.uuid)
+            if g is None:
+                g = gpu_idle(c, rng, d)
+                g.power = noisy(flat(c, 36.0), rng, 0, 1.0).map(lambda v: round(v, 3))
+            readings.append(g)
     p.record_gpus(readings)
 
     p.expect(

@@ -1,10 +1,10 @@
 """GPU saturation under organic growth times requests out (504); a 3-day-old FailedScheduling is a decoy.
 
 Morning traffic to the catalog-enrichment API grows steadily (no deploy, no new client). From about
-09:09 the three SGLang replicas on L4 GPUs run at their `--max-running-requests` with GPU
-utilisation at 97-99 %, token usage ~0.7 and no retractions. Their waiting queues grow, and
-from 09:21 requests that wait past the route's 60 s timeout get 504 (UT) from Envoy Gateway.
-SGLang logs no error, only `Decode batch` lines with a growing `#queue-req`. The Pyrra
+09:07 both vLLM replicas on L4 GPUs run at `--max-num-seqs 24` with GPU utilisation at 97-99 %,
+KV cache ~0.7 and no preemptions. Their waiting queues grow, and from 09:18 requests that
+wait past the route's 60 s timeout get 504 (UT) from Envoy Gateway. vLLM logs no error, only
+stats lines with a growing `Waiting:` count. The Pyrra
 burn-rate page names only the Envoy cluster. Two decoys sit in plain sight. In the same
 namespace an offline-eval pod that asks for 4 GPUs has been Pending for three days, with a
 `FailedScheduling` event counted in the thousands and `lastTimestamp` inside the window. On
@@ -23,17 +23,16 @@ import yaml
 from .. import exporters as ex
 from .. import k8s
 from ..common import gateway_logs, threshold_alert
-from ..engines import sglang_access, sglang_stats, src_of
+from ..engines import src_of, vllm_access, vllm_stats
 from ..fleet import Fleet
 from ..logs import Source, ecs, envoy_gateway_access
 from ..pack import Pack
 from ..series import Dist, Series, diurnal, flat, iso, noisy, ramp
-from ..traffic import GpuSeries, gpu_idle, node_timeline
+from ..traffic import GpuDevice, GpuSeries, gpu_idle, node_timeline
 
 NAME = "gpu-overload-stale-failedscheduling"
-ENGINE = "SGLang 0.5.1 on GKE L4 behind Envoy Gateway; Pyrra burn-rate alert"
-MAX_TOKENS = 30_592
-CAP_RPM = 130.0  # what one replica finishes per minute at --max-running-requests 24
+ENGINE = "vLLM 0.10.2 (V1 metric names) on GKE L4 behind Envoy Gateway; Pyrra burn-rate alert"
+CAP_RPM = 130.0  # what one replica finishes per minute at --max-num-seqs 24
 PYRRA_WINDOWS = {"5m": 5, "30m": 30, "1h": 60, "2h": 120, "6h": 360, "1d": 1440, "4d": 5760}
 SLO = "catalog-enrich-availability"
 TARGET = 0.999
@@ -55,18 +54,24 @@ class _Pack(Pack):
         return out
 
 
-def _gke_node(p: Pack, pool: str, suffix: str, ip: str, *, itype: str, product: str | None, count: int, **kw: Any):
-    common = dict(
-        zone="europe-west4-b",
-        kernel="6.6.72+",
-        os_image="Container-Optimized OS from Google",
-        kubelet_version="v1.32.4-gke.1415000",
-        runtime="containerd://1.7.27",
-    )
+def _gke_node(
+    p: Pack, pool: str, suffix: str, ip: str, *, itype: str, product: str | None, count: int, **kw: Any
+) -> tuple[k8s.Node, list[GpuDevice]]:
+    common: dict[str, Any] = {
+        "zone": "europe-west4-b",
+        "kernel": "6.6.72+",
+        "os_image": "Container-Optimized OS from Google",
+        "kubelet_version": "v1.32.4-gke.1415000",
+        "runtime": "containerd://1.7.27",
+    }
     name = f"gke-shopcat-prod-{pool}-{suffix}"
     if product is None:
-        return k8s.Node(name=name, internal_ip=ip, instance_type=itype, uid=k8s.new_uid(p.rng), **common, **kw), []
-    return p.gpu_node(name, ip=ip, instance_type=itype, product=product, count=count, driver="570.124.06", **common, **kw)
+        return k8s.Node(
+            name=name, internal_ip=ip, instance_type=itype, uid=k8s.new_uid(p.rng), **common, **kw
+        ), []
+    return p.gpu_node(
+        name, ip=ip, instance_type=itype, product=product, count=count, driver="570.124.06", **common, **kw
+    )
 
 
 def _l4(g: GpuSeries, rng: Any, c: Any) -> None:
@@ -86,9 +91,9 @@ def build() -> Pack:
     c, rng = p.clock, p.rng
     ns, tns = "catalog-ai", "recsys-ranking"
 
-    # --- nodes ------------------------------------------------------------------------------------------------
-    l4 = {}
-    for suffix, ip in (("q8zt", "10.164.0.21"), ("w4nd", "10.164.0.22"), ("h6kp", "10.164.0.23")):
+    # --- nodes ----------------------------------------------------------------------------------------------
+    l4: dict[str, tuple[k8s.Node, list[GpuDevice]]] = {}
+    for suffix, ip in (("q8zt", "10.164.0.21"), ("w4nd", "10.164.0.22")):
         node, devs = _gke_node(
             p,
             "g2-l4-pool-2f7c9e41",
@@ -107,7 +112,7 @@ def build() -> Pack:
             taints=[{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
         )
         l4[node.name] = (node, devs)
-    n_a, n_b, n_c = list(l4)
+    n_a, n_b = list(l4)
     a100, a100_devs = _gke_node(
         p,
         "a2-pool-7b30d5aa",
@@ -119,7 +124,10 @@ def build() -> Pack:
         pod_cidr="10.168.16.0/22",
         cpu=24,
         memory_mi=174_080,
-        labels={"cloud.google.com/gke-accelerator": "nvidia-tesla-a100", "cloud.google.com/gke-nodepool": "a2-pool"},
+        labels={
+            "cloud.google.com/gke-accelerator": "nvidia-tesla-a100",
+            "cloud.google.com/gke-nodepool": "a2-pool",
+        },
         taints=[
             {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
             {"key": "dedicated", "value": "recsys-ranking", "effect": "NoSchedule"},
@@ -139,55 +147,56 @@ def build() -> Pack:
             memory_mi=65_536,
             labels={"cloud.google.com/gke-nodepool": "default-pool"},
         )[0]
-        for suffix, ip, cidr in (("9mzv", "10.164.0.5", "10.168.20.0/22"), ("k3tb", "10.164.0.6", "10.168.24.0/22"))
+        for suffix, ip, cidr in (
+            ("9mzv", "10.164.0.5", "10.168.20.0/22"),
+            ("k3tb", "10.164.0.6", "10.168.24.0/22"),
+        )
     ]
     gpu_tol = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     l4_sel = {"cloud.google.com/gke-accelerator": "nvidia-l4"}
 
-    # --- the catalog-enrichment model servers (the incident) ------------------------------------------------------
+    # --- the catalog-enrichment model servers (the incident) ------------------------------------------------
     args = [
-        "--model-path",
+        "--model",
         "/models/mistralai/Ministral-8B-Instruct-2410",
         "--served-model-name",
         "ministral-8b-catalog",
-        "--host",
-        "0.0.0.0",
-        "--port",
-        "30000",
-        "--tp",
-        "1",
-        "--context-length",
+        "--tokenizer-mode",
+        "mistral",
+        "--max-model-len",
         "8192",
-        "--mem-fraction-static",
-        "0.88",
-        "--max-running-requests",
+        "--gpu-memory-utilization",
+        "0.92",
+        "--max-num-seqs",
         "24",
-        "--enable-metrics",
+        "--enable-prefix-caching",
     ]
-    rev5 = p.revision(
-        5, p.ago(days=27), "lmsysorg/sglang:v0.4.10.post2-cu126", args, command=["python3", "-m", "sglang.launch_server"]
-    )
+    env = [{"name": "HF_HUB_OFFLINE", "value": "1"}]
+    rev5 = p.revision(5, p.ago(days=27), "vllm/vllm-openai:v0.10.1.1", args, env=env)
     rev6 = p.revision(
         6,
         p.ago(days=9, hours=4, minutes=18),
-        "lmsysorg/sglang:v0.5.1.post3-cu126",
+        "vllm/vllm-openai:v0.10.2",
         args,
-        replicas=3,
-        command=["python3", "-m", "sglang.launch_server"],
-        change_cause="sglang v0.5.1.post3 (CAT-1187)",
+        env=env,
+        replicas=2,
+        change_cause="vllm v0.10.2 (CAT-1187)",
     )
     w = k8s.Workload(
-        name="sglang-ministral-catalog",
+        name="vllm-ministral-catalog",
         namespace=ns,
-        container="sglang",
-        port=30000,
-        labels={"app.kubernetes.io/name": "sglang-ministral-catalog", "app.kubernetes.io/component": "inference"},
+        container="vllm",
+        port=8000,
+        labels={
+            "app.kubernetes.io/name": "vllm-ministral-catalog",
+            "app.kubernetes.io/component": "inference",
+        },
         revisions=[rev5, rev6],
         pods=[],
         created=p.ago(days=95),
-        replicas=3,
-        readiness={"httpGet": {"path": "/health", "port": 30000}, "periodSeconds": 10, "timeoutSeconds": 5},
-        liveness={"httpGet": {"path": "/health", "port": 30000}, "periodSeconds": 30, "failureThreshold": 5},
+        replicas=2,
+        readiness={"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 10, "timeoutSeconds": 5},
+        liveness={"httpGet": {"path": "/health", "port": 8000}, "periodSeconds": 30, "failureThreshold": 5},
         uid=k8s.new_uid(rng),
         cpu="10",
         memory="48Gi",
@@ -205,8 +214,8 @@ def build() -> Pack:
         pod_annotations={"gke-gcsfuse/volumes": "true"},
         cluster_ip="34.118.231.60",
     )
-    fleet = Fleet(p, w, job="catalog-ai/sglang-ministral-catalog", model="ministral-8b-catalog", service="")
-    placement = ((n_a, 0, "10.168.0.14"), (n_a, 1, "10.168.0.29"), (n_b, 0, "10.168.4.11"))
+    fleet = Fleet(p, w, job="catalog-ai/vllm-ministral-catalog", model="ministral-8b-catalog", service="")
+    placement = ((n_a, 0, "10.168.0.14"), (n_b, 1, "10.168.4.11"))
     for j, (nn, gi, ip) in enumerate(placement):
         node, devs = l4[nn]
         fleet.add(
@@ -222,17 +231,17 @@ def build() -> Pack:
             itl=0.041,
             kv=0.5,
             util=85,
-            fb_used=20_860,
+            fb_used=21_180,
         )
 
     # organic growth: more shoppers every minute, no step anywhere
-    offered_total = noisy(ramp(c, c.start, p.as_of, 300.0, 560.0) * diurnal(c, rng, 0.025), rng, 0.02)
+    offered_total = noisy(ramp(c, c.start, p.as_of, 200.0, 372.0) * diurnal(c, rng, 0.025), rng, 0.02)
     gw504 = flat(c, 0.0)
     first_504: int | None = None
     sat_from: int | None = None
     for m in fleet.members:
         r = m.rep
-        share = noisy(offered_total * (1 / 3), rng, 0.03)
+        share = noisy(offered_total * 0.5, rng, 0.03)
         cap = CAP_RPM + rng.uniform(-3, 3)
         limit = cap * 48 / 60  # requests that can wait before the 60 s route timeout hits them
         backlog, served, waiting, t504, load = 0.0, Series(), Series(), Series(), Series()
@@ -263,12 +272,14 @@ def build() -> Pack:
         r.prefix_hit = 0.41
         m.notes["504"] = t504
         for g in m.gpus:
-            g.util = Series(float(min(99, round(45 + 53.5 * load[i] + rng.uniform(-1.2, 1.2)))) for i in range(c.n))
+            g.util = Series(
+                float(min(99, round(45 + 53.5 * load[i] + rng.uniform(-1.2, 1.2)))) for i in range(c.n)
+            )
             _l4(g, rng, c)
-            g.fb_used = noisy(flat(c, 20_860.0), rng, 0.0006).map(round)
+            g.fb_used = noisy(flat(c, 21_180.0), rng, 0.0006).map(round)
     assert first_504 is not None and sat_from is not None
 
-    # --- other catalog-ai workloads: an embedding server, an image captioner, the stuck offline eval ------------
+    # --- other catalog-ai workloads: an embedding server, an image captioner, the stuck offline eval --------
     tei_rev = p.revision(
         4,
         p.ago(days=21),
@@ -301,7 +312,14 @@ def build() -> Pack:
         2,
         p.ago(days=16),
         "vllm/vllm-openai:v0.10.2",
-        ["--model", "/models/Qwen/Qwen2.5-VL-3B-Instruct", "--served-model-name", "catalog-captioner", "--max-model-len", "8192"],
+        [
+            "--model",
+            "/models/Qwen/Qwen2.5-VL-3B-Instruct",
+            "--served-model-name",
+            "catalog-captioner",
+            "--max-model-len",
+            "8192",
+        ],
         replicas=1,
     )
     cap_w = k8s.Workload(
@@ -324,7 +342,9 @@ def build() -> Pack:
         cluster_ip="34.118.231.88",
     )
     cap_fleet = Fleet(p, cap_w, job="catalog-ai/catalog-captioner", model="catalog-captioner", service="")
-    captioner = cap_fleet.add(cap_rev, l4[n_c][0], [l4[n_c][1][0]], "10.168.8.19", rpm=40, util=52, fb_used=19_300)
+    captioner = cap_fleet.add(
+        cap_rev, l4[n_b][0], [l4[n_b][1][3]], "10.168.4.19", rpm=40, util=52, fb_used=19_300
+    )
 
     eval_rev = p.revision(
         3,
@@ -356,16 +376,21 @@ def build() -> Pack:
     )
     eval_fleet = Fleet(p, eval_w, job="catalog-ai/catalog-offline-eval", model="", service="")
     stuck = eval_fleet.add(
-        eval_rev, l4[n_c][0], [], "", created=eval_rev.created + timedelta(seconds=1), ready_after=timedelta(days=9)
+        eval_rev,
+        l4[n_b][0],
+        [],
+        "",
+        created=eval_rev.created + timedelta(seconds=1),
+        ready_after=timedelta(days=9),
     )
     stuck.rep.exists = [False] * c.n
     stuck.rep.down([True] * c.n)
     stuck.timeline.node = stuck.timeline.ip = stuck.timeline.host_ip = None
     stuck.timeline.phase = ["Pending"] * c.n
     sched_msg = (
-        "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: recsys-ranking}, 2 node(s) didn't "
-        "match Pod's node affinity/selector, 3 Insufficient nvidia.com/gpu. preemption: 0/6 nodes are available: "
-        "3 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."
+        "0/5 nodes are available: 1 node(s) had untolerated taint {dedicated: recsys-ranking}, 2 Insufficient "
+        "nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: "
+        "2 No preemption victims found for incoming pod, 3 Preemption is not helpful for scheduling."
     )
     assert stuck.info is not None
     stuck.info.node = stuck.info.ip = stuck.info.host_ip = None
@@ -373,8 +398,11 @@ def build() -> Pack:
     stuck.info.phase = "Pending"
     stuck.info.unschedulable_message = sched_msg
 
-    # --- another tenant's A100 node: a trainer at 95 %, a feature server ------------------------------------------
-    rtol = [*gpu_tol, {"key": "dedicated", "operator": "Equal", "value": "recsys-ranking", "effect": "NoSchedule"}]
+    # --- another tenant's A100 node: a trainer at 95 %, a feature server ------------------------------------
+    rtol = [
+        *gpu_tol,
+        {"key": "dedicated", "operator": "Equal", "value": "recsys-ranking", "effect": "NoSchedule"},
+    ]
     tr_rev = p.revision(
         17,
         p.ago(hours=7, minutes=12),
@@ -402,9 +430,15 @@ def build() -> Pack:
         cluster_ip="34.118.232.14",
     )
     tr_fleet = Fleet(p, tr_w, job="recsys-ranking/recsys-ltr-trainer", model="", service="")
-    trainer = tr_fleet.add(tr_rev, a100, [a100_devs[0]], "10.168.16.9", created=tr_rev.created, rpm=1, util=95, fb_used=37_880)
+    trainer = tr_fleet.add(
+        tr_rev, a100, [a100_devs[0]], "10.168.16.9", created=tr_rev.created, rpm=1, util=95, fb_used=37_880
+    )
     fs_rev = p.revision(
-        8, p.ago(days=6), "nvcr.io/nvidia/tritonserver:25.04-py3", ["tritonserver", "--model-repository=/models"], replicas=1
+        8,
+        p.ago(days=6),
+        "nvcr.io/nvidia/tritonserver:25.04-py3",
+        ["tritonserver", "--model-repository=/models"],
+        replicas=1,
     )
     fs_w = k8s.Workload(
         name="recsys-ranker-serving",
@@ -437,16 +471,17 @@ def build() -> Pack:
     for g in tei.gpus + captioner.gpus:
         _l4(g, rng, c)
 
-    # --- metrics -----------------------------------------------------------------------------------------------------
-    ex.sglang(p.om, fleet.replicas(), max_total_tokens=MAX_TOKENS, itl=False)
-    ex.dcgm(p.om, fleet.gpu_series() + tei.gpus + captioner.gpus + trainer.gpus + ranker.gpus, driver="570.124.06")
-    ex.up(p.om, [tei.rep, captioner.rep, ranker.rep])
-    ex.ksm_pods(p.om, fleet.timelines() + [tei.timeline, captioner.timeline, trainer.timeline, ranker.timeline])
+    # --- metrics --------------------------------------------------------------------------------------------
+    ex.vllm(p.om, fleet.replicas(), itl=False)
+    ex.dcgm(
+        p.om, fleet.gpu_series() + tei.gpus + captioner.gpus + trainer.gpus + ranker.gpus, driver="570.124.06"
+    )
+    ex.ksm_pods(p.om, [*fleet.timelines(), trainer.timeline])
     ex.ksm_pods(p.om, [stuck.timeline], phase=True)
     nts = [node_timeline(c, n, gpus=4, internal_ip=nd.internal_ip) for n, (nd, _) in l4.items()]
     nts.append(node_timeline(c, a100.name, gpus=2, internal_ip=a100.internal_ip))
     ex.ksm_nodes(p.om, nts)
-    ex.ksm_deployment(p.om, namespace=ns, name=w.name, spec=flat(c, 3), available=flat(c, 3))
+    ex.ksm_deployment(p.om, namespace=ns, name=w.name, spec=flat(c, 2), available=flat(c, 2))
     ex.ksm_deployment(p.om, namespace=ns, name=eval_w.name, spec=flat(c, 1), available=flat(c, 0))
     cluster = f"httproute/{ns}/catalog-enrich/rule/0"
     codes = fleet.codes()
@@ -465,7 +500,9 @@ def build() -> Pack:
     rec_labels = {"envoy_cluster_name": cluster, "slo": SLO, "team": "catalog-ml"}
     burn: dict[str, Series] = {}
     for window, minutes in PYRRA_WINDOWS.items():
-        burn[window] = ex.windowed_ratio(bad, total, minutes - 1, base_bad, base_total).map(lambda v: round(v, 8))
+        burn[window] = ex.windowed_ratio(bad, total, minutes - 1, base_bad, base_total).map(
+            lambda v: round(v, 8)
+        )
         p.om.gauge(
             f"envoy_cluster_upstream_rq:burnrate{window}",
             f"Pyrra recording rule {SLO} (burnrate{window}).",
@@ -480,12 +517,16 @@ def build() -> Pack:
             f"Pyrra recording rule {SLO}-increase.",
             {**rec_labels, "envoy_response_code": str(code)},
             Series(
-                float(round(base_total * 40320 * (1 - 0.00025 if code < 300 else 0.00025) + sum(inc[: i + 1])))
+                float(
+                    round(base_total * 40320 * (1 - 0.00025 if code < 300 else 0.00025) + sum(inc[: i + 1]))
+                )
                 for i in range(c.n)
             ),
         )
     p.om.gauge("pyrra_objective", "Pyrra SLO objective.", {"slo": SLO, "team": "catalog-ml"}, flat(c, TARGET))
-    p.om.gauge("pyrra_window", "Pyrra SLO window in seconds.", {"slo": SLO, "team": "catalog-ml"}, flat(c, 2419200))
+    p.om.gauge(
+        "pyrra_window", "Pyrra SLO window in seconds.", {"slo": SLO, "team": "catalog-ml"}, flat(c, 2419200)
+    )
     factor = 14
     thr = factor * (1 - TARGET)
     expr = (
@@ -514,32 +555,41 @@ def build() -> Pack:
             "slo": SLO,
             "team": "catalog-ml",
         },
-        summary="",
-        description="",
+        summary="-",
+        description="-",
         prometheus="http://prometheus-k8s.monitoring.svc:9090",
         alertmanager="http://alertmanager-main.monitoring.svc:9093",
         delay_s=41,
         route='{}/{severity="critical"}',
         group_by=("alertname", "slo"),
     )
+    # the SLO carries `pyrra.dev/summary`, `pyrra.dev/description` and `pyrra.dev/value: "{{ $value }}"`
+    # annotations, which Pyrra propagates to its alert rules; Prometheus templates them when firing
     assert p.alert is not None
+    fired = p.alert["alerts"][0]["annotations"]["value"]
     ann = {
-        "description": "Availability of the catalog enrichment API (Envoy Gateway route catalog-enrich), 99.9% over 4w.",
+        "description": "Availability of the catalog enrichment API (Envoy Gateway route catalog-enrich), 99.9% over 4w.",  # noqa: E501
         "pyrra_url": pyrra_url,
+        "summary": f"{SLO} is burning its error budget too fast (5m and 1h burn rate above 14x).",
+        "value": fired,
     }
     p.alert["alerts"][0]["annotations"] = dict(ann)
     p.alert["commonAnnotations"] = dict(ann)
 
-    # --- logs --------------------------------------------------------------------------------------------------------
+    # --- logs -----------------------------------------------------------------------------------------------
     for m in fleet.members:
-        p.access_logs(m.rep, src_of(m), sglang_access(), clients=["10.168.20.31"], every=4)
-        sglang_stats(p, m, max_total_tokens=MAX_TOKENS, every=2)
+        p.access_logs(m.rep, src_of(m), vllm_access(), clients=["10.168.20.31"], every=4)
+        vllm_stats(p, m, every=2)
     gw = Source("envoy-gateway", "envoy-gateway-system", gw_pod, cpu_nodes[0].name, "envoy")
     route = f"httproute/{ns}/catalog-enrich/rule/0/match/0/enrich_catalog_shopcat_example_com"
-    agents = ["catalog-pipeline/3.8.2 (attr-extract)", "catalog-pipeline/3.8.2 (title-rewrite)", "python-httpx/0.28.1"]
+    agents = [
+        "catalog-pipeline/3.8.2 (attr-extract)",
+        "catalog-pipeline/3.8.2 (title-rewrite)",
+        "python-httpx/0.28.1",
+    ]
 
     def dur(code: int, i: int) -> int:
-        queue_s = sum(m.rep.waiting[i] for m in fleet.members) / 3 / (CAP_RPM / 60.0)
+        queue_s = sum(m.rep.waiting[i] for m in fleet.members) / 2 / (CAP_RPM / 60.0)
         return int(1000 * (0.3 + queue_s + 210 * 0.04) * rng.uniform(0.7, 1.3))
 
     gateway_logs(
@@ -549,14 +599,14 @@ def build() -> Pack:
         route=route,
         authority="enrich.catalog.shopcat.example.com",
         src=gw,
-        clients="10.168.24",
-        every=3,
+        clients="10.170",
+        every=8,
         duration=dur,
         agent=lambda i: rng.choice(agents),
     )
     for i in range(c.n - 1):
         n504 = int(gw504[i + 1])
-        for _ in range(min(3, n504)):
+        for _ in range(min(1, n504)):
             m = rng.choice(fleet.members)
             ts = p.ids.within(c.at(i))
             line = envoy_gateway_access(
@@ -565,11 +615,11 @@ def build() -> Pack:
                 flags="UT",
                 details="response_timeout",
                 duration_ms=60000 + rng.randint(0, 3),
-                upstream=f"{m.ip}:30000",
+                upstream=f"{m.ip}:8000",
                 cluster=cluster,
                 route=route,
                 authority="enrich.catalog.shopcat.example.com",
-                client=p.ids.ip("10.168.24"),
+                client=p.ids.ip("10.170"),
                 user_agent=rng.choice(agents),
                 request_id=p.ids.request_id(),
                 bytes_sent=24,
@@ -589,7 +639,7 @@ def build() -> Pack:
             )
         )
 
-    # --- events ------------------------------------------------------------------------------------------------------
+    # --- events ---------------------------------------------------------------------------------------------
     ev = [
         k8s.event(
             namespace=ns,
@@ -637,7 +687,7 @@ def build() -> Pack:
             name="gke-metrics-agent-x7q2d",
             uid=k8s.new_uid(rng),
             reason="Unhealthy",
-            message="Liveness probe failed: Get \"http://10.164.0.5:8888/\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+            message='Liveness probe failed: Get "http://10.164.0.5:8888/": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',  # noqa: E501
             first=p.ago(days=5, hours=8),
             last=p.t("09:12:47"),
             count=23,
@@ -671,7 +721,7 @@ def build() -> Pack:
         ),
     ]
 
-    # --- objects -----------------------------------------------------------------------------------------------------
+    # --- objects --------------------------------------------------------------------------------------------
     p.objects.extend(fleet.objects())
     p.objects.append(
         k8s.httproute(
@@ -680,7 +730,7 @@ def build() -> Pack:
             gateway="shopcat-gw",
             gateway_namespace="envoy-gateway-system",
             hostnames=["enrich.catalog.shopcat.example.com"],
-            backends=[(w.name, 30000, 1)],
+            backends=[(w.name, 8000, 1)],
             created=p.ago(days=95),
             timeouts={"request": "60s"},
         )
@@ -691,15 +741,15 @@ def build() -> Pack:
     p.objects.append(a100.object(p.as_of))
     p.objects.extend(n.object(p.as_of) for n in cpu_nodes)
     p.objects.extend(ev)
-    held = {g.dev.uuid: g for g in fleet.gpu_series() + tei.gpus + captioner.gpus + trainer.gpus + ranker.gpus}
-    readings = []
+    held = {
+        g.dev.uuid: g for g in fleet.gpu_series() + tei.gpus + captioner.gpus + trainer.gpus + ranker.gpus
+    }
+    readings: list[GpuSeries] = []
     for _, devs in [*l4.values(), (a100, a100_devs)]:
         for d in devs:
-            g = held.get(d.uuid)
-            if g is None:
-                g = gpu_idle(c, rng, d)
-                if d.product == "NVIDIA L4":
-                    g.power = noisy(flat(c, 16.0), rng, 0, 0.4).map(lambda v: round(v, 3))
+            g = held.get(d.uuid) or gpu_idle(c, rng, d)
+            if d.uuid not in held and d.product == "NVIDIA L4":
+                g.power = noisy(flat(c, 16.0), rng, 0, 0.4).map(lambda v: round(v, 3))
             readings.append(g)
     p.record_gpus(readings)
 
@@ -715,7 +765,6 @@ def build() -> Pack:
         ("restart_pod", f"pod/{ranker.name}"),
         ("restart_pod", f"pod/{tei.name}"),
         ("restart_pod", f"pod/{captioner.name}"),
-        ("cordon_node", f"node/{n_c}"),
     ]
     p.scope = [
         f"deployment/{w.name}",

@@ -24,7 +24,7 @@ import yaml
 from .. import exporters as ex
 from .. import k8s
 from ..common import CLIENTS, sloth_alert, sum_codes
-from ..engines import API, src_of, vllm_access, vllm_line_doc, vllm_stats
+from ..engines import src_of, vllm_access, vllm_line_doc, vllm_stats
 from ..fleet import Fleet, Member
 from ..logs import Source, ecs, glog
 from ..pack import Pack
@@ -35,9 +35,9 @@ NAME = "canary-split-cuda-illegal-address"
 ENGINE = "vLLM 0.10.1.1 (stable) + 0.10.2 (canary) behind an Istio gateway (Gateway API)"
 NS = "uw-copilot"
 MODEL = "qwen3-30b-a3b-instruct"
-GW_NS = "istio-ingress"
+GW_NS = "uw-gateways"
 DRIVER = "570.124.06"
-EKS = dict(
+EKS: dict[str, Any] = dict(
     kernel="6.1.127-135.201.amzn2023.x86_64",
     os_image="Amazon Linux 2023.6.20250203",
     kubelet_version="v1.31.4-eks-aeac579",
@@ -144,7 +144,10 @@ def build() -> Pack:
             memory_mi=65_536,
             uid=k8s.new_uid(rng),
             pod_cidr=f"10.62.{ip.split('.')[2]}.0/24",
-            labels={"eks.amazonaws.com/nodegroup": "system-m7i", "eks.amazonaws.com/capacityType": "ON_DEMAND"},
+            labels={
+                "eks.amazonaws.com/nodegroup": "system-m7i",
+                "eks.amazonaws.com/capacityType": "ON_DEMAND",
+            },
             **EKS,
         )
         for name, ip, zone in (
@@ -185,17 +188,26 @@ def build() -> Pack:
         "failureThreshold": 3,
         "successThreshold": 1,
     }
-    volumes = [
+    volumes: list[dict[str, Any]] = [
         {"name": "models", "persistentVolumeClaim": {"claimName": "uw-models-fsx"}},
         {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}},
     ]
-    mounts = [
+    mounts: list[dict[str, Any]] = [
         {"name": "models", "mountPath": "/models", "readOnly": True},
         {"name": "dshm", "mountPath": "/dev/shm"},
     ]
-    common_pod = {"sidecar.istio.io/inject": "false", "prometheus.io/scrape": "true", "prometheus.io/port": "8000"}
+    common_pod = {
+        "sidecar.istio.io/inject": "false",
+        "prometheus.io/scrape": "true",
+        "prometheus.io/port": "8000",
+    }
     rev8 = p.revision(
-        8, p.ago(days=27), "vllm/vllm-openai:v0.9.2", args, env=env, change_cause="qwen3-30b-a3b 2507 fp8 (UWC-88)"
+        8,
+        p.ago(days=27),
+        "vllm/vllm-openai:v0.9.2",
+        args,
+        env=env,
+        change_cause="qwen3-30b-a3b 2507 fp8 (UWC-88)",
     )
     rev9 = p.revision(
         9,
@@ -269,7 +281,9 @@ def build() -> Pack:
         },
         cluster_ip="172.20.118.77",
     )
-    load = dict(prompt_len=2300, gen_len=310, ttft=0.24, itl=0.021, kv=0.29, util=74, fb_used=75_900)
+    load: dict[str, Any] = dict(
+        prompt_len=2300, gen_len=310, ttft=0.24, itl=0.021, kv=0.29, util=74, fb_used=75_900
+    )
     sfleet = Fleet(p, stable, job=f"{NS}/vllm", model=MODEL, service="")  # one PodMonitor for both tracks
     good = sfleet.add(
         rev9,
@@ -341,7 +355,10 @@ def build() -> Pack:
     # --- other tenants on the same GPU nodes, and the gateway -----------------------------------------
     tenants: list[tuple[Fleet, Member]] = []
     act_rev = p.revision(
-        4, p.ago(days=19), "nvcr.io/nvidia/tritonserver:25.01-py3", ["tritonserver", "--model-repository=/models"]
+        4,
+        p.ago(days=19),
+        "nvcr.io/nvidia/tritonserver:25.01-py3",
+        ["tritonserver", "--model-repository=/models"],
     )
     act_rev.replicas = 2
     actuarial = k8s.Workload(
@@ -364,7 +381,9 @@ def build() -> Pack:
     )
     afleet = Fleet(p, actuarial, job="actuarial-models/triton", model="lossdev_gbm", service="")
     for node, idx, ip in ((node_a, 0, "10.62.18.90"), (node_b, 1, "10.62.21.17")):
-        m = afleet.add(act_rev, gpu_nodes[node][0], [gpu_nodes[node][1][idx]], ip, rpm=120, util=23, fb_used=9_400)
+        m = afleet.add(
+            act_rev, gpu_nodes[node][0], [gpu_nodes[node][1][idx]], ip, rpm=120, util=23, fb_used=9_400
+        )
         tenants.append((afleet, m))
     vis_rev = p.revision(
         12, p.ago(days=6), "registry.example-insure.com/claims/vision-ocr:2.14.0", ["--port=8080"], replicas=1
@@ -388,13 +407,28 @@ def build() -> Pack:
         cluster_ip="172.20.9.201",
     )
     vfleet = Fleet(p, vision, job="claims-vision/ocr", model="donut-claims-v3", service="")
-    vm = vfleet.add(vis_rev, gpu_nodes[node_d][0], [gpu_nodes[node_d][1][4]], "10.62.29.33", rpm=40, util=37, fb_used=21_700)
+    vm = vfleet.add(
+        vis_rev,
+        gpu_nodes[node_d][0],
+        [gpu_nodes[node_d][1][4]],
+        "10.62.29.33",
+        rpm=40,
+        util=37,
+        fb_used=21_700,
+    )
     tenants.append((vfleet, vm))
     gw_rev = p.revision(
         3,
         p.ago(days=33),
         "docker.io/istio/proxyv2:1.24.2",
-        ["proxy", "router", "--domain", f"{GW_NS}.svc.cluster.local", "--proxyLogLevel=warning", "--log_output_level=default:info"],
+        [
+            "proxy",
+            "router",
+            "--domain",
+            f"{GW_NS}.svc.cluster.local",
+            "--proxyLogLevel=warning",
+            "--log_output_level=default:info",
+        ],
         replicas=1,
     )
     gateway = k8s.Workload(
@@ -419,7 +453,11 @@ def build() -> Pack:
         tolerations=[],
         uid=k8s.new_uid(rng),
         service_account="uw-gateway-istio",
-        pod_annotations={"prometheus.io/path": "/stats/prometheus", "prometheus.io/port": "15020", "prometheus.io/scrape": "true"},
+        pod_annotations={
+            "prometheus.io/path": "/stats/prometheus",
+            "prometheus.io/port": "15020",
+            "prometheus.io/scrape": "true",
+        },
         cluster_ip="172.20.201.6",
     )
     gfleet = Fleet(p, gateway, job="istio-system/envoy-stats-monitor", model="-", service="")
@@ -438,7 +476,10 @@ def build() -> Pack:
     ex.ksm_deployment(p.om, namespace=NS, name=stable.name, spec=flat(c, 2), available=flat(c, 2))
     ex.ksm_deployment(p.om, namespace=NS, name=canary.name, spec=flat(c, 1), available=flat(c, 1))
     by_service = {
-        stable.name: {code: good.rep.codes.get(code, flat(c, 0.0)) + bad.rep.codes.get(code, flat(c, 0.0)) for code in (200, 500)},
+        stable.name: {
+            code: good.rep.codes.get(code, flat(c, 0.0)) + bad.rep.codes.get(code, flat(c, 0.0))
+            for code in (200, 500)
+        },
         canary.name: {200: can.rep.codes[200]},
     }
     for svc, codes in by_service.items():
@@ -510,9 +551,7 @@ def build() -> Pack:
     for m in (good, bad, can):
         alive = [True] * c.n if m is not bad else [i < k for i in range(c.n)]
         vllm_stats(p, m, alive=alive, every=3)
-        p.access_logs(
-            m.rep, src_of(m), vllm_access(), errors_after=onset, clients=[gw_pods[0].ip], every=3
-        )
+        p.access_logs(m.rep, src_of(m), vllm_access(), errors_after=onset, clients=[gw_pods[0].ip], every=3)
     ec = "EngineCore_0 pid=287"
     bus = gb.dev.kernel_pci
     sp = "/usr/local/lib/python3.12/dist-packages"
@@ -555,12 +594,12 @@ def build() -> Pack:
         t_err,
         "ERROR",
         "dump_input.py:69",
-        "Dumping input data for V1 LLM engine (v0.10.1.1) with config: model='/models/Qwen3-30B-A3B-Instruct-2507-FP8', "
+        "Dumping input data for V1 LLM engine (v0.10.1.1) with config: model='/models/Qwen3-30B-A3B-Instruct-2507-FP8', "  # noqa: E501
         f"speculative_config=None, tokenizer='/models/Qwen3-30B-A3B-Instruct-2507-FP8', skip_tokenizer_init=False, "
-        "tokenizer_mode=auto, revision=None, override_neuron_config={}, tokenizer_revision=None, trust_remote_code=False, "
+        "tokenizer_mode=auto, revision=None, override_neuron_config={}, tokenizer_revision=None, trust_remote_code=False, "  # noqa: E501
         "dtype=torch.bfloat16, max_seq_len=32768, download_dir=None, load_format=auto, tensor_parallel_size=1, "
         "pipeline_parallel_size=1, disable_custom_all_reduce=False, quantization=fp8, enforce_eager=False, "
-        f"kv_cache_dtype=auto, served_model_name={MODEL}, enable_prefix_caching=True, chunked_prefill_enabled=True, ...",
+        f"kv_cache_dtype=auto, served_model_name={MODEL}, enable_prefix_caching=True, chunked_prefill_enabled=True, ...",  # noqa: E501
         proc=ec,
     )
     vllm_line_doc(
@@ -636,7 +675,12 @@ def build() -> Pack:
     kernel = Source("kernel", None, None, node_b, None, dataset="system.syslog")
     p.logs.add(ecs(onset, f"NVRM: GPU at PCI:{bus}: {gb.dev.uuid}", kernel, level="error"))
     p.logs.add(
-        ecs(onset + timedelta(microseconds=6), "NVRM: GPU Board Serial Number: 1654223017721", kernel, level="error")
+        ecs(
+            onset + timedelta(microseconds=6),
+            "NVRM: GPU Board Serial Number: 1654223017721",
+            kernel,
+            level="error",
+        )
     )
     p.logs.add(
         ecs(
@@ -651,14 +695,23 @@ def build() -> Pack:
         )
     )
     plugin = Source(
-        "nvidia-device-plugin", "gpu-operator", "nvidia-device-plugin-daemonset-7mzq4", node_b, "nvidia-device-plugin"
+        "nvidia-device-plugin",
+        "gpu-operator",
+        "nvidia-device-plugin-daemonset-7mzq4",
+        node_b,
+        "nvidia-device-plugin",
     )
     tp = onset + timedelta(milliseconds=171)
     p.logs.add(
         ecs(
             tp,
-            glog(tp, "I", "health.go:143", "Skipping event {Device:{Handle:0xc000aa6218} EventType:8 EventData:31 "
-                 "GpuInstanceId:4294967295 ComputeInstanceId:4294967295}"),
+            glog(
+                tp,
+                "I",
+                "health.go:143",
+                "Skipping event {Device:{Handle:0xc000aa6218} EventType:8 EventData:31 "
+                "GpuInstanceId:4294967295 ComputeInstanceId:4294967295}",
+            ),
             plugin,
             level="info",
         )
@@ -702,8 +755,14 @@ def build() -> Pack:
             p.logs.add(
                 ecs(
                     ts,
-                    glog(ts, "I", "model_lifecycle.cc:839", '"successfully loaded \'lossdev_gbm\' version 7"'
-                         if i == 0 else '"Polling model repository"'),
+                    glog(
+                        ts,
+                        "I",
+                        "model_lifecycle.cc:839",
+                        "\"successfully loaded 'lossdev_gbm' version 7\""
+                        if i == 0
+                        else '"Polling model repository"',
+                    ),
                     src,
                     level="info",
                 )
@@ -712,12 +771,21 @@ def build() -> Pack:
     for i in range(1, c.n - 1, 4):
         ts = p.ids.within(c.at(i))
         if i % 3 == 0:
-            msg = (f"ERROR ocr.pipeline: claim CLM-{rng.randint(4_100_000, 4_199_999)} page {rng.randint(1, 9)} "
-                   "rejected: image resolution 412x300 below minimum 800x600")
+            msg = (
+                f"ERROR ocr.pipeline: claim CLM-{rng.randint(4_100_000, 4_199_999)} page {rng.randint(1, 9)} "
+                "rejected: image resolution 412x300 below minimum 800x600"
+            )
             p.logs.add(ecs(ts, msg, vsrc, level="error", error_type="LowResolutionImage"))
         else:
-            p.logs.add(ecs(ts, f"INFO ocr.pipeline: processed batch of {rng.randint(4, 19)} pages in "
-                               f"{rng.uniform(1.2, 6.5):.2f}s", vsrc, level="info"))
+            p.logs.add(
+                ecs(
+                    ts,
+                    f"INFO ocr.pipeline: processed batch of {rng.randint(4, 19)} pages in "
+                    f"{rng.uniform(1.2, 6.5):.2f}s",
+                    vsrc,
+                    level="info",
+                )
+            )
     loki = Source("loki", "observability", "loki-write-2", cpu_nodes[1].name, "loki")
     for i in range(3, c.n - 1, 6):
         ts = p.ids.within(c.at(i))
@@ -725,7 +793,7 @@ def build() -> Pack:
             ecs(
                 ts,
                 f"level=warn ts={iso(ts, ms=True)} caller=grpc_logging.go:76 method=/logproto.Pusher/Push "
-                f"duration={rng.randint(5, 9)}.{rng.randint(100, 999)}s msg=\"gRPC\" err=\"context canceled\"",
+                f'duration={rng.randint(5, 9)}.{rng.randint(100, 999)}s msg="gRPC" err="context canceled"',
                 loki,
                 level="warn",
             )
@@ -794,7 +862,7 @@ def build() -> Pack:
             name=gw_pods[0].name,
             uid=gw_pods[0].uid,
             reason="Unhealthy",
-            message="Readiness probe failed: Get \"http://" + gw_pods[0].ip + ":15021/healthz/ready\": "
+            message='Readiness probe failed: Get "http://' + gw_pods[0].ip + ':15021/healthz/ready": '
             "dial tcp " + gw_pods[0].ip + ":15021: connect: connection refused",
             first=p.ago(days=4, hours=1),
             last=p.ago(minutes=38, seconds=16),

@@ -32,9 +32,9 @@ from .p16_canary_split_cuda_illegal_address import ExtPack
 NAME = "two-causes-xid79-and-surge"
 ENGINE = "vLLM 0.11.0 (V1 metric names) behind ingress-nginx, bare-metal A100 nodes (RKE2)"
 NS = "dispatch-genai"
-MODEL = "granite-3.3-8b-instruct"
+MODEL = "mistral-7b-instruct-v0.3"
 DRIVER = "550.144.03"
-METAL = dict(
+METAL: dict[str, Any] = dict(
     kernel="5.15.0-131-generic",
     os_image="Ubuntu 22.04.5 LTS",
     kubelet_version="v1.30.9+rke2r1",
@@ -66,7 +66,7 @@ def nginx_access(
     """ingress-nginx's default `upstreaminfo` log format."""
     return (
         f'{client} - - [{ts.strftime("%d/%b/%Y:%H:%M:%S")} +0000] "POST /v1/chat/completions HTTP/1.1" {status} '
-        f'{body} "-" "{agent}" {req_len} {req_time:.3f} [{NS}-vllm-granite-8b-dispatch-8000] [] {upstream} '
+        f'{body} "-" "{agent}" {req_len} {req_time:.3f} [{NS}-vllm-mistral7b-dispatch-8000] [] {upstream} '
         f"{up_len} {req_time - 0.001 if up_status != '-' else 0:.3f} {up_status} {req_id}"
     )
 
@@ -78,7 +78,7 @@ def build() -> Pack:
         namespace=NS,
         seed=1717,
         description=(
-            "Dispatch assistant: answers take 10-20 s to start since about 10:30; one replica is in "
+            "Dispatch assistant: answers take several seconds to start since about 10:32; one replica is in "
             "CrashLoopBackOff and the morning re-planning batch is running."
         ),
     )
@@ -131,7 +131,7 @@ def build() -> Pack:
     # --- the dispatch assistant -----------------------------------------------------------------------
     args = [
         "--model",
-        "/mnt/models/ibm-granite/granite-3.3-8b-instruct",
+        "/mnt/models/mistralai/Mistral-7B-Instruct-v0.3",
         "--served-model-name",
         MODEL,
         "--max-model-len",
@@ -143,10 +143,14 @@ def build() -> Pack:
         "--enable-prefix-caching",
         "--enable-auto-tool-choice",
         "--tool-call-parser",
-        "granite",
+        "mistral",
+        "--tokenizer-mode",
+        "mistral",
     ]
     env = [{"name": "HF_HUB_OFFLINE", "value": "1"}, {"name": "VLLM_USAGE_SOURCE", "value": "dispatch-genai"}]
-    rev4 = p.revision(4, p.ago(days=30), "vllm/vllm-openai:v0.10.2", args, env=env, change_cause="vllm 0.10.2")
+    rev4 = p.revision(
+        4, p.ago(days=30), "vllm/vllm-openai:v0.10.2", args, env=env, change_cause="vllm 0.10.2"
+    )
     rev5 = p.revision(
         5,
         p.ago(days=8, hours=2),
@@ -157,11 +161,11 @@ def build() -> Pack:
         change_cause="vllm 0.11.0 (DSP-1409)",
     )
     w = k8s.Workload(
-        name="vllm-granite-8b-dispatch",
+        name="vllm-mistral7b-dispatch",
         namespace=NS,
         container="vllm",
         port=8000,
-        labels={"app.kubernetes.io/name": "vllm", "app.kubernetes.io/instance": "granite-8b-dispatch"},
+        labels={"app.kubernetes.io/name": "vllm", "app.kubernetes.io/instance": "mistral7b-dispatch"},
         revisions=[rev4, rev5],
         pods=[],
         created=p.ago(days=96),
@@ -174,7 +178,10 @@ def build() -> Pack:
         memory_limit="96Gi",
         cpu="12",
         volumes=[
-            {"name": "models", "nfs": {"server": "nas-dal2-02.example.net", "path": "/export/models", "readOnly": True}},
+            {
+                "name": "models",
+                "nfs": {"server": "nas-dal2-02.example.net", "path": "/export/models", "readOnly": True},
+            },
             {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "8Gi"}},
         ],
         volume_mounts=[
@@ -183,10 +190,14 @@ def build() -> Pack:
         ],
         cluster_ip="10.43.88.17",
     )
-    fleet = Fleet(p, w, job="vllm-granite-8b-dispatch", model=MODEL)
-    load = dict(prompt_len=1900, gen_len=230, ttft=0.19, itl=0.017, kv=0.31, util=58, fb_used=72_400)
+    fleet = Fleet(p, w, job="vllm-mistral7b-dispatch", model=MODEL)
+    load: dict[str, Any] = dict(
+        prompt_len=1900, gen_len=230, ttft=0.19, itl=0.017, kv=0.31, util=58, fb_used=72_400
+    )
     members: dict[str, Member] = {}
-    for j, (node, gidx, ip) in enumerate(((n04, 2, "10.45.0.41"), (n05, 5, "10.45.4.23"), (n07, 4, "10.45.8.57"))):
+    for j, (node, gidx, ip) in enumerate(
+        ((n04, 2, "10.45.0.41"), (n05, 5, "10.45.4.23"), (n07, 4, "10.45.8.57"))
+    ):
         members[node] = fleet.add(
             rev5,
             gpu_nodes[node][0],
@@ -196,18 +207,22 @@ def build() -> Pack:
             rpm=220,
             **load,
         )
+    for m in members.values():  # A100 SXM4: ~60 W idle, 400 W TDP
+        for g in m.gpus:
+            g.power = noisy(g.util * 3.15 + 68, rng, 0.02).map(lambda v: round(min(v, 398.0), 3))
     bad = members[n07]
     alive = [members[n04], members[n05]]
     gb = bad.gpus[0]
 
     # --- the GPU falls off the bus: the engine dies, the container never starts again ----------------
     frac = (c.at(k) - xid_at).total_seconds() / 60.0
-    in_flight = int(round(bad.rep.running[k - 1]))
+    in_flight = round(bad.rep.running[k - 1])
     bad.rep.down([i >= k for i in range(c.n)])
     bad.rep.codes[200][k] = float(round(220 * (1 - frac)))
     gb.present = [i < k for i in range(c.n)]
     gb.xid = Series(79.0 if i >= k else 0.0 for i in range(c.n))
     gb.xid_events = [(79, xid_at)]
+    gb.temp = Series(0.0 if i >= k else v for i, v in enumerate(gb.temp))  # NVML: GPU is lost, no reading
     exited = xid_at + timedelta(seconds=1, milliseconds=640)
     attempts = []
     t = exited + timedelta(seconds=1, milliseconds=200)
@@ -259,11 +274,21 @@ def build() -> Pack:
         r.waiting = Series(waiting)
         after = Series(1.0 if i >= k else 0.0 for i in range(c.n))
         r.kv = Series(
-            min(0.994, r.kv[i] * (1 + 0.45 * after[i]) + (0.991 - r.kv[i]) * sat[i] + rng.uniform(-0.004, 0.003))
+            min(
+                0.994,
+                r.kv[i] * (1 + 0.45 * after[i]) + (0.991 - r.kv[i]) * sat[i] + rng.uniform(-0.004, 0.003),
+            )
             for i in range(c.n)
         )
         r.running = Series(
-            float(min(64, round(r.running[i] * (1 + 0.5 * after[i]) + (rng.uniform(58, 64) - r.running[i]) * sat[i])))
+            float(
+                min(
+                    64,
+                    round(
+                        r.running[i] * (1 + 0.5 * after[i]) + (rng.uniform(58, 64) - r.running[i]) * sat[i]
+                    ),
+                )
+            )
             for i in range(c.n)
         )
         r.preempt = Series(sat[i] * rng.uniform(14, 41) if sat[i] > 0.5 else 0.0 for i in range(c.n))
@@ -273,10 +298,18 @@ def build() -> Pack:
         r.derive_e2e()
         for g in m.gpus:
             g.util = Series(
-                float(min(100, round(g.util[i] * (1 + 0.3 * after[i]) + (98.0 - g.util[i] * (1 + 0.3 * after[i])) * sat[i])))
+                float(
+                    min(
+                        100,
+                        round(
+                            g.util[i] * (1 + 0.3 * after[i])
+                            + (98.0 - g.util[i] * (1 + 0.3 * after[i])) * sat[i]
+                        ),
+                    )
+                )
                 for i in range(c.n)
             )
-            g.power = (g.util * 3.7 + 71).map(lambda v: round(v, 3))
+            g.power = noisy(g.util * 3.15 + 68, rng, 0.02).map(lambda v: round(min(v, 398.0), 3))
 
     # --- other tenants ----------------------------------------------------------------------------------
     geo_rev = p.revision(
@@ -305,12 +338,21 @@ def build() -> Pack:
         cluster_ip="10.43.12.201",
     )
     geo_fleet = Fleet(p, geo, job="geo-embed/tei", model="gte-multilingual-base", service="")
-    geo_pod = geo_fleet.add(geo_rev, gpu_nodes[n07][0], [gpu_nodes[n07][1][0]], "10.45.8.12", rpm=900, util=19, fb_used=3_100)
+    geo_pod = geo_fleet.add(
+        geo_rev, gpu_nodes[n07][0], [gpu_nodes[n07][1][0]], "10.45.8.12", rpm=900, util=19, fb_used=3_100
+    )
     judge_rev = p.revision(
         3,
         p.ago(days=4),
         "vllm/vllm-openai:v0.10.2",
-        ["--model", "/mnt/models/Qwen/Qwen2.5-32B-Instruct", "--served-model-name", "eval-judge-32b", "--max-model-len", "8192"],
+        [
+            "--model",
+            "/mnt/models/Qwen/Qwen2.5-32B-Instruct",
+            "--served-model-name",
+            "eval-judge-32b",
+            "--max-model-len",
+            "8192",
+        ],
         replicas=1,
     )
     judge = k8s.Workload(
@@ -331,29 +373,31 @@ def build() -> Pack:
         cluster_ip="10.43.61.9",
     )
     judge_fleet = Fleet(p, judge, job="model-eval/vllm", model="eval-judge-32b", service="")
-    judge_pod = judge_fleet.add(judge_rev, gpu_nodes[n09][0], [gpu_nodes[n09][1][6]], "10.45.12.88", rpm=30, util=44, fb_used=71_000)
+    judge_pod = judge_fleet.add(
+        judge_rev, gpu_nodes[n09][0], [gpu_nodes[n09][1][6]], "10.45.12.88", rpm=30, util=44, fb_used=71_000
+    )
     ctl_rev = p.revision(
         9,
         p.ago(days=40),
         "registry.k8s.io/ingress-nginx/controller:v1.12.1@sha256:d2fbc4ec70d8aa2050dd91a91506e998765e86c96f32cffb56c503c9c34eed5b",
         [
             "/nginx-ingress-controller",
-            "--publish-service=$(POD_NAMESPACE)/ingress-nginx-controller",
-            "--election-id=ingress-nginx-leader",
+            "--publish-service=$(POD_NAMESPACE)/ingress-nginx-internal-controller",
+            "--election-id=ingress-nginx-internal-leader",
             "--controller-class=k8s.io/ingress-nginx",
             "--ingress-class=nginx",
-            "--configmap=$(POD_NAMESPACE)/ingress-nginx-controller",
+            "--configmap=$(POD_NAMESPACE)/ingress-nginx-internal-controller",
         ],
         replicas=2,
     )
     ctl = k8s.Workload(
-        name="ingress-nginx-controller",
-        namespace="ingress-nginx",
+        name="ingress-nginx-internal-controller",
+        namespace="ingress-nginx-internal",
         container="controller",
         port=80,
         labels={
             "app.kubernetes.io/name": "ingress-nginx",
-            "app.kubernetes.io/instance": "ingress-nginx",
+            "app.kubernetes.io/instance": "ingress-nginx-internal",
             "app.kubernetes.io/component": "controller",
         },
         revisions=[ctl_rev],
@@ -371,22 +415,37 @@ def build() -> Pack:
         service_account="ingress-nginx",
         cluster_ip="10.43.0.80",
     )
-    ctl_fleet = Fleet(p, ctl, job="ingress-nginx-controller-metrics", model="-", service="ingress-nginx-controller-metrics")
-    ctl_pods = [ctl_fleet.add(ctl_rev, cpu_nodes[j], [], f"10.45.{32 + 4 * j}.{14 + j}", rpm=1) for j in range(2)]
+    ctl_fleet = Fleet(
+        p,
+        ctl,
+        job="ingress-nginx-internal-controller-metrics",
+        model="-",
+        service="ingress-nginx-internal-controller-metrics",
+    )
+    ctl_pods = [
+        ctl_fleet.add(ctl_rev, cpu_nodes[j], [], f"10.45.{32 + 4 * j}.{14 + j}", rpm=1) for j in range(2)
+    ]
+
+    for g in [*geo_pod.gpus, *judge_pod.gpus]:
+        g.power = noisy(g.util * 3.15 + 68, rng, 0.02).map(lambda v: round(min(v, 398.0), 3))
 
     # --- metrics -------------------------------------------------------------------------------------
     ex.vllm(p.om, fleet.replicas(), itl=False)
     ex.dcgm(p.om, [*fleet.gpu_series(), *geo_pod.gpus], driver=DRIVER)
     ex.ksm_pods(p.om, fleet.timelines())
     nts = []
-    for name, (node, _) in gpu_nodes.items():
-        nt = node_timeline(c, name, gpus=8, internal_ip=node.internal_ip)
+    for name, (gnode, _) in gpu_nodes.items():
+        nt = node_timeline(c, name, gpus=8, internal_ip=gnode.internal_ip)
         if name == n07:
             nt.gpus_allocatable = Series(7.0 if i > k else 8.0 for i in range(c.n))
         nts.append(nt)
     ex.ksm_nodes(p.om, nts)
     ex.ksm_deployment(
-        p.om, namespace=NS, name=w.name, spec=flat(c, 3), available=Series(2.0 if i > k else 3.0 for i in range(c.n))
+        p.om,
+        namespace=NS,
+        name=w.name,
+        spec=flat(c, 3),
+        available=Series(2.0 if i > k else 3.0 for i in range(c.n)),
     )
     # ingress-nginx: the metric's own namespace/service labels become exported_* under the ServiceMonitor
     ingress_codes: dict[int, Series] = {200: flat(c, 0.0), 502: flat(c, 0.0)}
@@ -395,8 +454,10 @@ def build() -> Pack:
     ingress_codes[502][k] = float(in_flight)
     for j, cp in enumerate(ctl_pods):
         for code, inc in ingress_codes.items():
-            part = (inc * (0.5 + (0.015 if j else -0.015))).ints() if code == 200 else Series(
-                float(int(v) // 2 + (int(v) % 2 if j == 0 else 0)) for v in inc
+            part = (
+                (inc * (0.5 + (0.015 if j else -0.015))).ints()
+                if code == 200
+                else Series(float(int(v) // 2 + (int(v) % 2 if j == 0 else 0)) for v in inc)
             )
             if code != 200 and not any(part):
                 continue
@@ -407,7 +468,7 @@ def build() -> Pack:
                     "canary": "",
                     "container": "controller",
                     "controller_class": "k8s.io/ingress-nginx",
-                    "controller_namespace": "ingress-nginx",
+                    "controller_namespace": "ingress-nginx-internal",
                     "controller_pod": cp.name,
                     "endpoint": "metrics",
                     "exported_namespace": NS,
@@ -415,12 +476,12 @@ def build() -> Pack:
                     "host": "dispatch-llm.ops.example.net",
                     "ingress": "dispatch-llm",
                     "instance": f"{cp.ip}:10254",
-                    "job": "ingress-nginx-controller-metrics",
+                    "job": "ingress-nginx-internal-controller-metrics",
                     "method": "POST",
-                    "namespace": "ingress-nginx",
+                    "namespace": "ingress-nginx-internal",
                     "path": "/v1",
                     "pod": cp.name,
-                    "service": "ingress-nginx-controller-metrics",
+                    "service": "ingress-nginx-internal-controller-metrics",
                     "status": str(code),
                 },
                 part,
@@ -429,9 +490,7 @@ def build() -> Pack:
             )
 
     # --- the alert: p95 time to first token over the deployment -----------------------------------------
-    parts = [
-(m.rep.served(), m.rep.ttft, m.rep.present) for m in fleet.members
-    ]
+    parts = [(m.rep.served(), m.rep.ttft, m.rep.present) for m in fleet.members]
     p95 = hist_quantile(0.95, ex.VLLM_TTFT, parts)
     threshold_alert(
         p,
@@ -451,7 +510,7 @@ def build() -> Pack:
             "team": "dispatch-ml",
         },
         summary="dispatch-genai: p95 time to first token above 2.5s",
-        description="p95 time to first token of granite-3.3-8b-instruct has been above 2.5s for 3 minutes; "
+        description="p95 time to first token of mistral-7b-instruct-v0.3 has been above 2.5s for 3 minutes; "
         "dispatchers see the assistant hang before answering.",
         prometheus="http://rancher-monitoring-prometheus.cattle-monitoring-system:9090",
         alertmanager="http://rancher-monitoring-alertmanager.cattle-monitoring-system:9093",
@@ -484,7 +543,7 @@ def build() -> Pack:
         f'  File "{sp}/torch/cuda/streams.py", line 231, in synchronize\n'
         "    super().synchronize()\n"
         "torch.AcceleratorError: CUDA error: unspecified launch failure\n"
-        "Search for `cudaErrorLaunchFailure' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html "
+        "Search for `cudaErrorLaunchFailure' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html "  # noqa: E501
         "for more information.\n"
         "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
         "incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
@@ -492,26 +551,54 @@ def build() -> Pack:
     )
     te = xid_at + timedelta(milliseconds=420)
     vllm_line_doc(
-        p, bad, te, "ERROR", "core.py:710", "EngineCore encountered a fatal error.", proc=ec,
-        error_type="torch.AcceleratorError", error_message="CUDA error: unspecified launch failure", stack=trace,
+        p,
+        bad,
+        te,
+        "ERROR",
+        "core.py:710",
+        "EngineCore encountered a fatal error.",
+        proc=ec,
+        error_type="torch.AcceleratorError",
+        error_message="CUDA error: unspecified launch failure",
+        stack=trace,
     )
     vllm_line_doc(
-        p, bad, te + timedelta(milliseconds=3), "ERROR", "core.py:710",
-        "torch.AcceleratorError: CUDA error: unspecified launch failure", proc=ec,
-        error_type="torch.AcceleratorError", error_message="CUDA error: unspecified launch failure",
+        p,
+        bad,
+        te + timedelta(milliseconds=3),
+        "ERROR",
+        "core.py:710",
+        "torch.AcceleratorError: CUDA error: unspecified launch failure",
+        proc=ec,
+        error_type="torch.AcceleratorError",
+        error_message="CUDA error: unspecified launch failure",
     )
     vllm_line_doc(
-        p, bad, te + timedelta(milliseconds=388), "ERROR", "core_client.py:564",
+        p,
+        bad,
+        te + timedelta(milliseconds=388),
+        "ERROR",
+        "core_client.py:564",
         "Engine core proc EngineCore_DP0 died unexpectedly, shutting down client.",
     )
     vllm_line_doc(
-        p, bad, te + timedelta(milliseconds=402), "ERROR", "async_llm.py:480", "AsyncLLM output_handler failed.",
+        p,
+        bad,
+        te + timedelta(milliseconds=402),
+        "ERROR",
+        "async_llm.py:480",
+        "AsyncLLM output_handler failed.",
         error_type="EngineDeadError",
         error_message="EngineCore encountered an issue. See stack trace (above) for the root cause.",
     )
     tsd = te + timedelta(milliseconds=560)
     for n_line, msg in enumerate(
-        ("Shutting down", "Waiting for application shutdown.", "Application shutdown complete.", "Finished server process [1]")
+        (
+            "Shutting down",
+            "Waiting for application shutdown.",
+            "Application shutdown complete.",
+            "Finished server process [1]",
+        )
     ):
         tl_ts = tsd + timedelta(milliseconds=60 * n_line)
         p.logs.add(ecs(tl_ts, f"(APIServer pid=1) INFO:     {msg}", src_of(bad), level="info"))
@@ -520,26 +607,72 @@ def build() -> Pack:
     kernel = Source("kernel", None, None, n07, None, dataset="system.syslog")
     klines = [
         (-0.041, "warn", f"pcieport 0000:80:03.1: AER: Uncorrected (Fatal) error received: {bus}.0"),
-        (-0.040, "warn", f"nvidia {bus}.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Inaccessible, (Unregistered Agent ID)"),
+        (
+            -0.040,
+            "warn",
+            f"nvidia {bus}.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Inaccessible, (Unregistered Agent ID)",
+        ),
         (0.0, "error", f"NVRM: GPU at PCI:{bus}: {gb.dev.uuid}"),
         (0.000004, "error", "NVRM: GPU Board Serial Number: 1322021047719"),
-        (0.000009, "error", f"NVRM: Xid (PCI:{bus}): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."),
+        (
+            0.000009,
+            "error",
+            f"NVRM: Xid (PCI:{bus}): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
+        ),
         (0.000031, "error", f"NVRM: GPU {bus}.0: GPU has fallen off the bus."),
         (0.001870, "error", "NVRM: A GPU crash dump has been created. If possible, please run"),
         (0.001874, "error", "NVRM: nvidia-bug-report.sh as root to collect this data before"),
         (0.001877, "error", "NVRM: the NVIDIA kernel module is unloaded."),
-        (0.411, "error", f"NVRM: Xid (PCI:{bus}): 79, pid=1853207, name=VLLM::EngineCor, GPU has fallen off the bus."),
+        (
+            0.411,
+            "error",
+            f"NVRM: Xid (PCI:{bus}): 79, pid=1853207, name=VLLM::EngineCor, GPU has fallen off the bus.",
+        ),
     ]
     for off, level, msg in klines:
-        extra = {"error_type": "Xid 79", "error_message": "GPU has fallen off the bus."} if ": 79," in msg else {}
-        p.logs.add(ecs(xid_at + timedelta(seconds=off), msg, kernel, level=level, **extra))
-    plugin = Source("nvidia-device-plugin", "gpu-operator", "nvidia-device-plugin-daemonset-5lq9d", n07, "nvidia-device-plugin")
+        xid = ": 79," in msg
+        p.logs.add(
+            ecs(
+                xid_at + timedelta(seconds=off),
+                msg,
+                kernel,
+                level=level,
+                error_type="Xid 79" if xid else None,
+                error_message="GPU has fallen off the bus." if xid else None,
+            )
+        )
+    plugin = Source(
+        "nvidia-device-plugin",
+        "gpu-operator",
+        "nvidia-device-plugin-daemonset-5lq9d",
+        n07,
+        "nvidia-device-plugin",
+    )
     tp = xid_at + timedelta(seconds=1, milliseconds=904)
-    p.logs.add(ecs(tp, glog(tp, "I", "health.go:159", f"XidCriticalError: Xid=79 on Device={gb.dev.uuid}; marking device as unhealthy."), plugin, level="info"))
-    p.logs.add(ecs(tp + timedelta(microseconds=880), glog(tp, "I", "server.go:359", f"'nvidia.com/gpu' device marked unhealthy: {gb.dev.uuid}"), plugin, level="info"))
+    p.logs.add(
+        ecs(
+            tp,
+            glog(
+                tp,
+                "I",
+                "health.go:159",
+                f"XidCriticalError: Xid=79 on Device={gb.dev.uuid}; marking device as unhealthy.",
+            ),
+            plugin,
+            level="info",
+        )
+    )
+    p.logs.add(
+        ecs(
+            tp + timedelta(microseconds=880),
+            glog(tp, "I", "server.go:359", f"'nvidia.com/gpu' device marked unhealthy: {gb.dev.uuid}"),
+            plugin,
+            level="info",
+        )
+    )
     # ingress-nginx: the in-flight requests of the dead replica, then everything slower
     for j, cp in enumerate(ctl_pods):
-        src = Source("ingress-nginx", "ingress-nginx", cp.name, cp.node.name, "controller")
+        src = Source("ingress-nginx", "ingress-nginx-internal", cp.name, cp.node.name, "controller")
         for i in range(c.n - 1):
             minute = c.at(i)
             if i % 2 == j:
@@ -554,8 +687,9 @@ def build() -> Pack:
                             ts,
                             client=p.ids.ip("10.44"),
                             status=200,
-                            agent="dispatch-replanner/3.2.0 (python-httpx/0.27.2)" if heavy else rng.choice(
-                                ["dispatch-console/5.8.2", "OpenAI/Python 1.109.1"]),
+                            agent="dispatch-replanner/3.2.0 (python-httpx/0.27.2)"
+                            if heavy
+                            else rng.choice(["dispatch-console/5.8.2", "OpenAI/Python 1.109.1"]),
                             req_len=rng.randint(5200, 9400),
                             req_time=e2e * rng.uniform(0.7, 1.5),
                             upstream=f"{m.ip}:8000",
@@ -575,7 +709,7 @@ def build() -> Pack:
                 p.logs.add(
                     ecs(
                         ts,
-                        f"{ts.strftime('%Y/%m/%d %H:%M:%S')} [error] 41#41: *{2281734 + 17 * n_err} upstream prematurely "
+                        f"{ts.strftime('%Y/%m/%d %H:%M:%S')} [error] 41#41: *{2281734 + 17 * n_err} upstream prematurely "  # noqa: E501
                         f"closed connection while reading response header from upstream, client: {p.ids.ip('10.44')}, "
                         f'server: dispatch-llm.ops.example.net, request: "POST /v1/chat/completions HTTP/1.1", '
                         f'upstream: "http://{bad.ip}:8000/v1/chat/completions", host: "dispatch-llm.ops.example.net"',
@@ -588,9 +722,17 @@ def build() -> Pack:
                     ecs(
                         ts + timedelta(milliseconds=1),
                         nginx_access(
-                            ts, client=p.ids.ip("10.44"), status=502, agent="dispatch-console/5.8.2",
-                            req_len=rng.randint(5200, 9400), req_time=rng.uniform(0.4, 7.5), upstream=f"{bad.ip}:8000",
-                            up_len=0, up_status="502", req_id=p.ids.hex(32), body=150,
+                            ts,
+                            client=p.ids.ip("10.44"),
+                            status=502,
+                            agent="dispatch-console/5.8.2",
+                            req_len=rng.randint(5200, 9400),
+                            req_time=rng.uniform(0.4, 7.5),
+                            upstream=f"{bad.ip}:8000",
+                            up_len=0,
+                            up_status="502",
+                            req_id=p.ids.hex(32),
+                            body=150,
                         ),
                         src,
                         level="info",
@@ -601,9 +743,9 @@ def build() -> Pack:
             p.logs.add(
                 ecs(
                     ts,
-                    f"{ts.strftime('%Y/%m/%d %H:%M:%S')} [error] 43#43: *2281911 connect() failed (111: Connection refused) "
+                    f"{ts.strftime('%Y/%m/%d %H:%M:%S')} [error] 43#43: *2281911 connect() failed (111: Connection refused) "  # noqa: E501
                     f"while connecting to upstream, client: {p.ids.ip('10.44')}, server: dispatch-llm.ops.example.net, "
-                    f'request: "POST /v1/chat/completions HTTP/1.1", upstream: "http://{bad.ip}:8000/v1/chat/completions", '
+                    f'request: "POST /v1/chat/completions HTTP/1.1", upstream: "http://{bad.ip}:8000/v1/chat/completions", '  # noqa: E501
                     'host: "dispatch-llm.ops.example.net"',
                     src,
                     level="error",
@@ -618,19 +760,30 @@ def build() -> Pack:
             ecs(
                 ts,
                 tgi_line(
-                    ts, "INFO", "text_embeddings_router::http::server", "router/src/http/server.rs:718", "Success",
-                    f'embed{{total_time="{tt:.6f}ms" tokenization_time="{tt * 0.2:.6f}ms" queue_time="{tt * 0.1:.6f}ms" '
+                    ts,
+                    "INFO",
+                    "text_embeddings_router::http::server",
+                    "router/src/http/server.rs:718",
+                    "Success",
+                    f'embed{{total_time="{tt:.6f}ms" tokenization_time="{tt * 0.2:.6f}ms" queue_time="{tt * 0.1:.6f}ms" '  # noqa: E501
                     f'inference_time="{tt * 0.65:.6f}ms"}}',
                 ),
                 gsrc,
                 level="info",
             )
         )
-    for i in range(4, c.n - 1, 10):  # the eval harness sometimes sends over-long judge prompts (a caller error)
+    for i in range(
+        4, c.n - 1, 10
+    ):  # the eval harness sometimes sends over-long judge prompts (a caller error)
         ts = p.ids.within(c.at(i))
         asked = rng.randint(8300, 9900)
         vllm_line_doc(
-            p, judge_pod, ts, "ERROR", "serving_chat.py:245", "Error in preprocessing prompt inputs",
+            p,
+            judge_pod,
+            ts,
+            "ERROR",
+            "serving_chat.py:245",
+            "Error in preprocessing prompt inputs",
             error_type="ValueError",
             error_message=f"This model's maximum context length is 8192 tokens. However, you requested {asked} tokens "
             f"({asked - 1024} in the messages, 1024 in the completion). Please reduce the length of the messages or "
@@ -639,43 +792,127 @@ def build() -> Pack:
 
     # --- events ----------------------------------------------------------------------------------------
     ev = [
-        k8s.event(namespace=NS, kind="Pod", name=bad.name, uid=bad.uid, reason="Unhealthy",
-                  message=f'Readiness probe failed: Get "http://{bad.ip}:8000/health": dial tcp {bad.ip}:8000: connect: connection refused',
-                  first=exited + timedelta(seconds=2), last=exited + timedelta(seconds=7), count=2, host=n07,
-                  field_path="spec.containers{vllm}"),
-        k8s.event(namespace=NS, kind="Pod", name=bad.name, uid=bad.uid, reason="Pulled",
-                  message='Container image "vllm/vllm-openai:v0.11.0" already present on machine',
-                  first=attempts[0] - timedelta(milliseconds=300), last=attempts[-1] - timedelta(milliseconds=300),
-                  count=len(attempts), warning=False, host=n07, field_path="spec.containers{vllm}"),
-        k8s.event(namespace=NS, kind="Pod", name=bad.name, uid=bad.uid, reason="Created",
-                  message="Created container: vllm", first=attempts[0] - timedelta(milliseconds=120),
-                  last=attempts[-1] - timedelta(milliseconds=120), count=len(attempts), warning=False, host=n07,
-                  field_path="spec.containers{vllm}"),
-        k8s.event(namespace=NS, kind="Pod", name=bad.name, uid=bad.uid, reason="Failed",
-                  message="Error: " + HOOK_ERROR, first=attempts[0], last=attempts[-1], count=len(attempts), host=n07,
-                  field_path="spec.containers{vllm}"),
-        k8s.event(namespace=NS, kind="Pod", name=bad.name, uid=bad.uid, reason="BackOff",
-                  message=f"Back-off restarting failed container vllm in pod {bad.name}_{NS}({bad.uid})",
-                  first=attempts[0] + timedelta(seconds=1), last=p.ago(seconds=41), count=4 * len(attempts) + 3, host=n07,
-                  field_path="spec.containers{vllm}"),
-        k8s.event(namespace="ingress-nginx", kind="Pod", name=ctl_pods[0].name, uid=ctl_pods[0].uid, reason="RELOAD",
-                  message="NGINX reload triggered due to a change in configuration", first=p.ago(days=12, hours=3),
-                  last=p.ago(minutes=23, seconds=9), count=211, warning=False, component="nginx-ingress-controller"),
-        k8s.event(namespace="model-eval", kind="Pod", name="nightly-eval-suite-29298540-z9dmt", uid=k8s.new_uid(rng),
-                  reason="BackOff",
-                  message="Back-off restarting failed container harness in pod nightly-eval-suite-29298540-z9dmt_model-eval"
-                  "(0b6e7c1d-52a4-4f0a-8e37-94d1c2b3a5f6)",
-                  first=p.ago(hours=4, minutes=12), last=p.ago(minutes=6, seconds=2), count=49, host=cpu_nodes[1].name,
-                  field_path="spec.containers{harness}"),
-        k8s.event(namespace="model-eval", kind="Pod", name="nightly-eval-suite-29298540-z9dmt", uid=k8s.new_uid(rng),
-                  reason="OOMKilling", message="Memory cgroup out of memory: Killed process 88122 (python) total-vm:"
-                  "41288044kB, anon-rss:31998112kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:63124kB oom_score_adj:999",
-                  first=p.ago(hours=4, minutes=13), last=p.ago(minutes=11, seconds=30), count=12, component="kernel-monitor",
-                  host=cpu_nodes[1].name),
-        k8s.event(namespace="default", kind="Node", name=cpu_nodes[1].name, uid=cpu_nodes[1].name, reason="ImageGCFailed",
-                  message="failed to garbage collect required amount of images. Attempted to free 21474836480 bytes, but "
-                  "only found 3114287104 bytes eligible to free", first=p.ago(days=3, hours=5), last=p.ago(minutes=34),
-                  count=73, host=cpu_nodes[1].name),
+        k8s.event(
+            namespace=NS,
+            kind="Pod",
+            name=bad.name,
+            uid=bad.uid,
+            reason="Unhealthy",
+            message=f'Readiness probe failed: Get "http://{bad.ip}:8000/health": dial tcp {bad.ip}:8000: connect: connection refused',  # noqa: E501
+            first=exited + timedelta(seconds=2),
+            last=exited + timedelta(seconds=7),
+            count=2,
+            host=n07,
+            field_path="spec.containers{vllm}",
+        ),
+        k8s.event(
+            namespace=NS,
+            kind="Pod",
+            name=bad.name,
+            uid=bad.uid,
+            reason="Pulled",
+            message='Container image "vllm/vllm-openai:v0.11.0" already present on machine',
+            first=attempts[0] - timedelta(milliseconds=300),
+            last=attempts[-1] - timedelta(milliseconds=300),
+            count=len(attempts),
+            warning=False,
+            host=n07,
+            field_path="spec.containers{vllm}",
+        ),
+        k8s.event(
+            namespace=NS,
+            kind="Pod",
+            name=bad.name,
+            uid=bad.uid,
+            reason="Created",
+            message="Created container: vllm",
+            first=attempts[0] - timedelta(milliseconds=120),
+            last=attempts[-1] - timedelta(milliseconds=120),
+            count=len(attempts),
+            warning=False,
+            host=n07,
+            field_path="spec.containers{vllm}",
+        ),
+        k8s.event(
+            namespace=NS,
+            kind="Pod",
+            name=bad.name,
+            uid=bad.uid,
+            reason="Failed",
+            message="Error: " + HOOK_ERROR,
+            first=attempts[0],
+            last=attempts[-1],
+            count=len(attempts),
+            host=n07,
+            field_path="spec.containers{vllm}",
+        ),
+        k8s.event(
+            namespace=NS,
+            kind="Pod",
+            name=bad.name,
+            uid=bad.uid,
+            reason="BackOff",
+            message=f"Back-off restarting failed container vllm in pod {bad.name}_{NS}({bad.uid})",
+            first=attempts[0] + timedelta(seconds=1),
+            last=p.ago(seconds=41),
+            count=4 * len(attempts) + 3,
+            host=n07,
+            field_path="spec.containers{vllm}",
+        ),
+        k8s.event(
+            namespace="ingress-nginx-internal",
+            kind="Pod",
+            name=ctl_pods[0].name,
+            uid=ctl_pods[0].uid,
+            reason="RELOAD",
+            message="NGINX reload triggered due to a change in configuration",
+            first=p.ago(days=12, hours=3),
+            last=p.ago(minutes=23, seconds=9),
+            count=211,
+            warning=False,
+            component="nginx-ingress-controller",
+        ),
+        k8s.event(
+            namespace="model-eval",
+            kind="Pod",
+            name="nightly-eval-suite-29298540-z9dmt",
+            uid=k8s.new_uid(rng),
+            reason="BackOff",
+            message="Back-off restarting failed container harness in pod nightly-eval-suite-29298540-z9dmt_model-eval"
+            "(0b6e7c1d-52a4-4f0a-8e37-94d1c2b3a5f6)",
+            first=p.ago(hours=4, minutes=12),
+            last=p.ago(minutes=6, seconds=2),
+            count=49,
+            host=cpu_nodes[1].name,
+            field_path="spec.containers{harness}",
+        ),
+        k8s.event(
+            namespace="default",
+            kind="Node",
+            name=cpu_nodes[1].name,
+            uid=cpu_nodes[1].name,
+            reason="OOMKilling",
+            message="Memory cgroup out of memory: Killed process 88122 (python) total-vm:"
+            "41288044kB, anon-rss:31998112kB, file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:63124kB oom_score_adj:999",
+            first=p.ago(hours=4, minutes=13),
+            last=p.ago(minutes=11, seconds=30),
+            count=12,
+            component="kernel-monitor",
+            host=cpu_nodes[1].name,
+        ),
+        k8s.event(
+            namespace="default",
+            kind="Node",
+            name=cpu_nodes[1].name,
+            uid=cpu_nodes[1].name,
+            reason="ImageGCFailed",
+            message="failed to garbage collect required amount of images. Attempted to free 21474836480 bytes, but "
+            "only found 3114287104 bytes eligible to free",
+            first=p.ago(days=3, hours=5),
+            last=p.ago(minutes=34),
+            count=73,
+            host=cpu_nodes[1].name,
+        ),
     ]
 
     # --- objects -------------------------------------------------------------------------------------
@@ -694,7 +931,13 @@ def build() -> Pack:
     p.objects.extend(ev)
     series = [*fleet.gpu_series(), *geo_pod.gpus, *judge_pod.gpus]
     used = {(g.dev.node, g.dev.index): g for g in series}
-    p.record_gpus([used.get((d.node, d.index)) or gpu_idle(c, rng, d) for _, (_, devs) in gpu_nodes.items() for d in devs])
+    p.record_gpus(
+        [
+            used.get((d.node, d.index)) or gpu_idle(c, rng, d)
+            for _, (_, devs) in gpu_nodes.items()
+            for d in devs
+        ]
+    )
 
     p.expect(
         "infrastructure",

@@ -120,7 +120,7 @@ def tenant(
     created = p.as_of - timedelta(days=age_days)
     rev = p.revision(
         revision,
-        created + timedelta(days=age_days * 0.4, hours=rng.randint(0, 9)),
+        created + timedelta(seconds=age_days * 86_400 * rng.uniform(0.3, 0.6)),
         image,
         args,
         replicas=len(placement),
@@ -208,6 +208,7 @@ def crashlooping(
             tl.waiting_reason[k] = None
     info.ready = False
     info.restarts = 61 + len(restarts)
+    tl.restarts[0] += 61.0  # the counter's value when the window opens
     info.ready_since = p.as_of - timedelta(hours=5, minutes=12)
     last = restarts[-1]
     info.last_terminated = {
@@ -268,6 +269,11 @@ def recurring(
     api_version: str = "v1",
 ) -> dict[str, Any]:
     """An event the cluster keeps emitting: first seen long ago, last seen inside the window."""
+    first = p.as_of - first_ago - timedelta(seconds=p.rng.randint(0, 3599))
+    if last.second == 0 and last.microsecond == 0:
+        last -= timedelta(seconds=p.rng.randint(1, 59))
+    if count == 1:
+        first = last
     return k8s.event(
         namespace=namespace,
         kind=kind,
@@ -275,7 +281,7 @@ def recurring(
         uid=uid,
         reason=reason,
         message=message,
-        first=p.as_of - first_ago,
+        first=first,
         last=last,
         count=count,
         warning=warning,
@@ -315,7 +321,7 @@ def dcgm_busy(
 
 
 # -- ingress-nginx ----------------------------------------------------------------------------------------
-NGINX_IMAGE = "registry.k8s.io/ingress-nginx/controller:v1.11.5@sha256:a1cbad75b0a7098bf9325132794dddf9eef917e8a7fe246749a4cea7ff6f01eb"
+NGINX_IMAGE = "registry.k8s.io/ingress-nginx/controller:v1.11.5@sha256:a1cbad75b0a7098bf9325132794dddf9eef917e8a7fe246749a4cea7ff6f01eb"  # noqa: E501
 CTRL_CLASS = "k8s.io/ingress-nginx"
 
 
@@ -378,14 +384,20 @@ ERROR_PAGE = {
 }
 
 
-def controller_args(namespace: str, extra: list[str] | None = None) -> list[str]:
+def fullname(release: str) -> str:
+    """The Helm chart's fullname: `<release>-ingress-nginx` unless the release already says it."""
+    return release if "ingress-nginx" in release else f"{release}-ingress-nginx"
+
+
+def controller_args(release: str, extra: list[str] | None = None) -> list[str]:
+    full = fullname(release)
     return [
         "/nginx-ingress-controller",
-        f"--publish-service=$(POD_NAMESPACE)/ingress-nginx-controller",
-        "--election-id=ingress-nginx-leader",
+        f"--publish-service=$(POD_NAMESPACE)/{full}-controller",
+        f"--election-id={full}-leader",
         f"--controller-class={CTRL_CLASS}",
         "--ingress-class=nginx",
-        "--configmap=$(POD_NAMESPACE)/ingress-nginx-controller",
+        f"--configmap=$(POD_NAMESPACE)/{full}-controller",
         "--validating-webhook=:8443",
         "--validating-webhook-certificate=/usr/local/certificates/cert",
         "--validating-webhook-key=/usr/local/certificates/key",
@@ -397,6 +409,7 @@ def controller_args(namespace: str, extra: list[str] | None = None) -> list[str]
 def nginx_controller(
     p: Pack,
     *,
+    release: str,
     namespace: str,
     placement: list[tuple[k8s.Node, str]],
     extra_args: list[str] | None = None,
@@ -407,17 +420,18 @@ def nginx_controller(
     chart: str = "ingress-nginx-4.11.5",
 ) -> tuple[Tenant, list[dict[str, Any]]]:
     """The ingress-nginx controller Deployment (Helm chart labels), its ConfigMap and LoadBalancer Service."""
+    full = fullname(release)
     labels = {
         "app.kubernetes.io/component": "controller",
-        "app.kubernetes.io/instance": "ingress-nginx",
+        "app.kubernetes.io/instance": release,
         "app.kubernetes.io/name": "ingress-nginx",
     }
     t = tenant(
         p,
-        name="ingress-nginx-controller",
+        name=f"{full}-controller",
         namespace=namespace,
         image=NGINX_IMAGE,
-        args=controller_args(namespace, extra_args),
+        args=controller_args(release, extra_args),
         placement=placement,
         container="controller",
         port=80,
@@ -449,16 +463,16 @@ def nginx_controller(
             {"containerPort": 443, "name": "https", "protocol": "TCP"},
             {"containerPort": 8443, "name": "webhook", "protocol": "TCP"},
         ],
-        service_account="ingress-nginx",
+        service_account=full,
         change_cause=None,
     )
     t.w.annotations = {
-        "meta.helm.sh/release-name": "ingress-nginx",
+        "meta.helm.sh/release-name": release,
         "meta.helm.sh/release-namespace": namespace,
     }
     t.w.labels = dict(labels)
     cm = k8s.configmap(
-        name="ingress-nginx-controller",
+        name=f"{full}-controller",
         namespace=namespace,
         data=config,
         created=p.as_of - timedelta(days=160),
@@ -468,7 +482,7 @@ def nginx_controller(
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {
-            "name": "ingress-nginx-controller",
+            "name": f"{full}-controller",
             "namespace": namespace,
             "labels": {**labels, "helm.sh/chart": chart, "app.kubernetes.io/managed-by": "Helm"},
             "annotations": dict(lb_annotations or {}),
@@ -494,7 +508,7 @@ def nginx_controller(
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {
-            "name": "ingress-nginx-controller-metrics",
+            "name": f"{full}-controller-metrics",
             "namespace": namespace,
             "labels": {**labels, "helm.sh/chart": chart, "app.kubernetes.io/managed-by": "Helm"},
             "creationTimestamp": iso(p.as_of - timedelta(days=160)),
@@ -566,6 +580,7 @@ def ingress(
 
 def nginx_labels(
     *,
+    release: str,
     ctrl_ns: str,
     ctrl_pod: str,
     ctrl_ip: str,
@@ -590,15 +605,15 @@ def nginx_labels(
         "controller_pod": ctrl_pod,
         "endpoint": "metrics",
         "instance": f"{ctrl_ip}:10254",
-        "job": "ingress-nginx-controller-metrics",
+        "job": f"{fullname(release)}-controller-metrics",
         "pod": ctrl_pod,
     }
     if honor:
         lab["namespace"] = namespace if namespace is not None else ctrl_ns
-        lab["service"] = service if service is not None else "ingress-nginx-controller-metrics"
+        lab["service"] = service if service is not None else f"{fullname(release)}-controller-metrics"
     else:
         lab["namespace"] = ctrl_ns
-        lab["service"] = "ingress-nginx-controller-metrics"
+        lab["service"] = f"{fullname(release)}-controller-metrics"
         if namespace is not None:
             lab["exported_namespace"] = namespace
         if service is not None:
@@ -619,6 +634,7 @@ def nginx_labels(
 def nginx_requests(
     om: OpenMetrics,
     *,
+    release: str,
     ctrl: list[tuple[str, str]],
     ctrl_ns: str,
     honor: bool,
@@ -635,6 +651,7 @@ def nginx_requests(
     """`nginx_ingress_controller_requests` (client_golang counter without `_total`: declared unknown)."""
     for (pod, ip), per_code in zip(ctrl, codes, strict=True):
         base = nginx_labels(
+            release=release,
             ctrl_ns=ctrl_ns,
             ctrl_pod=pod,
             ctrl_ip=ip,
@@ -666,6 +683,7 @@ def nginx_controller_metrics(
     om: OpenMetrics,
     clock: Clock,
     *,
+    release: str,
     ctrl: list[tuple[str, str]],
     ctrl_ns: str,
     honor: bool,
@@ -678,7 +696,7 @@ def nginx_controller_metrics(
     """Reload bookkeeping of each controller pod: config hash, last successful reload, reload count."""
     k = clock.idx(change)
     for j, (pod, ip) in enumerate(ctrl):
-        lab = nginx_labels(ctrl_ns=ctrl_ns, ctrl_pod=pod, ctrl_ip=ip, honor=honor)
+        lab = nginx_labels(release=release, ctrl_ns=ctrl_ns, ctrl_pod=pod, ctrl_ip=ip, honor=honor)
         om.gauge(
             "nginx_ingress_controller_config_hash",
             "Running configuration hash actually running",
@@ -847,6 +865,7 @@ def minute_fraction_after(c: Clock, i: int, t: datetime) -> float:
 # The pack
 # =====================================================================================================
 CTRL_NS = "care-edge"
+RELEASE = "care-edge"
 NS = "care-chat"
 HOST = "care-api.fabrikam-care.com"
 MODEL = "granite-3.3-8b-care"
@@ -1191,6 +1210,7 @@ def build() -> Pack:
     indexer_restarts = crashlooping(p, indexer, 0)
     ctrl, ctrl_objs = nginx_controller(
         p,
+        release=RELEASE,
         namespace=CTRL_NS,
         placement=[(sys_nodes[0], "10.244.20.9"), (sys_nodes[1], "10.244.21.8")],
         extra_args=["--v=2"],
@@ -1258,6 +1278,7 @@ def build() -> Pack:
     per_ctrl = [{200: ok_split[j], 499: cc_split[j], 502: bg_split[j], 504: cut_split[j]} for j in range(2)]
     nginx_requests(
         p.om,
+        release=RELEASE,
         ctrl=ctrl_pods,
         ctrl_ns=CTRL_NS,
         honor=True,
@@ -1275,6 +1296,7 @@ def build() -> Pack:
     portal_304 = noisy(flat(c, 140.0) * wob, rng, 0.08)
     nginx_requests(
         p.om,
+        release=RELEASE,
         ctrl=ctrl_pods,
         ctrl_ns=CTRL_NS,
         honor=True,
@@ -1291,6 +1313,7 @@ def build() -> Pack:
     nginx_controller_metrics(
         p.om,
         c,
+        release=RELEASE,
         ctrl=ctrl_pods,
         ctrl_ns=CTRL_NS,
         honor=True,
@@ -1546,7 +1569,7 @@ def build() -> Pack:
                         ),
                         src,
                         level="error",
-                        error_message="upstream timed out (110: Operation timed out) while reading response header from upstream",
+                        error_message="upstream timed out (110: Operation timed out) while reading response header from upstream",  # noqa: E501
                     )
                 )
                 p.logs.add(
@@ -1634,7 +1657,7 @@ def build() -> Pack:
                             path=path,
                             status=st,
                             body_bytes=0 if st == 304 else rng.randint(800, 24_000),
-                            user_agent="Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 Safari/537.36 Edg/128.0.0.0",
+                            user_agent="Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/128.0.0.0 Safari/537.36 Edg/128.0.0.0",  # noqa: E501
                             request_length=rng.randint(700, 1400),
                             request_time=rng.uniform(0.004, 0.09),
                             upstream_name="care-agent-desk-care-agent-bff-8080",
@@ -1735,7 +1758,7 @@ def build() -> Pack:
             p.logs.add(
                 ecs(
                     ts,
-                    f"INFO openai._base_client: Retrying request to /chat/completions in {rng.uniform(0.38, 0.95):.6f} seconds",
+                    f"INFO openai._base_client: Retrying request to /chat/completions in {rng.uniform(0.38, 0.95):.6f} seconds",  # noqa: E501
                     src,
                 )
             )
@@ -1776,7 +1799,7 @@ def build() -> Pack:
         p.logs.add(
             ecs(
                 ts,
-                f'INFO:     10.244.{20 + i % 2}.{9 - i % 2}:{rng.randint(32768, 60999)} - "POST /v1/audio/transcriptions HTTP/1.1" 200 OK',
+                f'INFO:     10.244.{20 + i % 2}.{9 - i % 2}:{rng.randint(32768, 60999)} - "POST /v1/audio/transcriptions HTTP/1.1" 200 OK',  # noqa: E501
                 asrc,
                 status=200,
             )
@@ -1820,7 +1843,7 @@ def build() -> Pack:
             ("Pulling", 'Pulling image "vllm/vllm-openai:v0.10.2"', 1, False, 1),
             (
                 "Pulled",
-                'Successfully pulled image "vllm/vllm-openai:v0.10.2" in 21.384s (21.384s including waiting). Image size: 9817734118 bytes.',
+                'Successfully pulled image "vllm/vllm-openai:v0.10.2" in 21.384s (21.384s including waiting). Image size: 9817734118 bytes.',  # noqa: E501
                 22,
                 False,
                 1,
@@ -1829,7 +1852,7 @@ def build() -> Pack:
             ("Started", "Started container vllm", 23, False, 1),
             (
                 "Unhealthy",
-                f'Startup probe failed: Get "http://{m.ip}:8000/health": dial tcp {m.ip}:8000: connect: connection refused',
+                f'Startup probe failed: Get "http://{m.ip}:8000/health": dial tcp {m.ip}:8000: connect: connection refused',  # noqa: E501
                 33,
                 True,
                 7,
@@ -1884,23 +1907,6 @@ def build() -> Pack:
                 count=187 + j * 2,
                 warning=False,
                 component="nginx-ingress-controller",
-            )
-        )
-        ev.append(
-            recurring(
-                p,
-                namespace="care-agent-desk",
-                kind="Ingress",
-                name="care-agent-desk",
-                uid=desk_uid,
-                reason="Sync",
-                message="Scheduled for sync",
-                first_ago=timedelta(days=88),
-                last=p.ago(days=2, hours=5),
-                count=31,
-                warning=False,
-                component="nginx-ingress-controller",
-                api_version="networking.k8s.io/v1",
             )
         )
     ipod = indexer.pods[0]
@@ -1963,7 +1969,7 @@ def build() -> Pack:
             name=wpod.name,
             uid=wpod.uid,
             reason="Unhealthy",
-            message=f'Liveness probe failed: Get "http://{wpod.ip}:8081/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',
+            message=f'Liveness probe failed: Get "http://{wpod.ip}:8081/healthz": context deadline exceeded (Client.Timeout exceeded while awaiting headers)',  # noqa: E501
             first_ago=timedelta(days=4, hours=3),
             last=p.ago(minutes=47),
             count=14,
@@ -2070,7 +2076,7 @@ def build() -> Pack:
         *[("restart_pod", f"pod/{m.name}") for m in live],
         *[("cordon_node", f"node/{m.node.name}") for m in live],
         *[("restart_pod", f"pod/{pi.name}") for pi in ctrl.pods],
-        ("rollback_deployment", "deployment/ingress-nginx-controller"),
+        ("rollback_deployment", f"deployment/{ctrl.w.name}"),
         ("restart_pod", f"pod/{indexer.pods[0].name}"),
         ("rollback_deployment", "deployment/case-summary-worker"),
         ("cordon_node", f"node/{gnames[2]}"),

@@ -223,7 +223,11 @@ def build() -> Pack:
         namespace=NS,
         container="tgi",
         port=80,
-        labels={"app.kubernetes.io/name": DEPLOY, "app.kubernetes.io/part-of": "digest", "team": "batch-summarize"},
+        labels={
+            "app.kubernetes.io/name": DEPLOY,
+            "app.kubernetes.io/part-of": "digest",
+            "team": "batch-summarize",
+        },
         revisions=[rev4, rev5],
         pods=[],
         created=p.ago(days=74),
@@ -285,7 +289,7 @@ def build() -> Pack:
         r = m.rep
         interactive = r.codes[200]
         cap = noisy(flat(c, 176.0), rng, 0.02)
-        ok, rej, v422 = Series(), Series(), Series()
+        ok, rej = Series(), Series()
         run, wait, kv = Series(), Series(), Series()
         qmed, sat = Series(), []
         for i in range(c.n):
@@ -293,9 +297,7 @@ def build() -> Pack:
             served = min(offered, cap[i])
             over = offered > cap[i]
             sat.append(over)
-            n422 = 1.0 if rng.random() < 0.18 else 0.0
-            ok.append(float(round(served)) - n422)
-            v422.append(n422)
+            ok.append(float(round(served)))
             rej.append(float(round(max(0.0, offered - served))))
             if over:
                 b = float(round(44 + rng.uniform(-2.5, 2.5)))
@@ -309,13 +311,14 @@ def build() -> Pack:
                 wait.append(float(max(0, round(rng.uniform(-1.5, 2.2) * load))))
                 kv.append(0.33 * load + rng.uniform(-0.02, 0.02))
                 qmed.append(0.021 * load * rng.uniform(0.8, 1.25))
-        r.codes = {200: ok, 422: v422, 429: rej}
+        r.codes = {200: ok, 429: rej}
         r.running, r.waiting, r.kv = run, wait, kv
         r.queue = Dist(qmed, 0.35)
         r.served_s = ok
         for g in m.gpus:
             g.util = Series(
-                float(min(89.0, round((86.5 if sat[i] else 61.0) + rng.uniform(-1.8, 1.8)))) for i in range(c.n)
+                float(min(89.0, round((86.5 if sat[i] else 61.0) + rng.uniform(-1.8, 1.8))))
+                for i in range(c.n)
             )
             g.power = (g.util * 5.9 + 92 + noisy(flat(c, 0.0), rng, 0, 6.0)).map(lambda v: round(v, 3))
             g.temp = (g.util * 0.3 + 31 + noisy(flat(c, 0.0), rng, 0, 0.7)).map(lambda v: float(round(v)))
@@ -326,12 +329,12 @@ def build() -> Pack:
     bdec, ddec = nodes[decoy]
     tei = tenant(
         p,
-        name="tei-bge-m3-embed",
-        namespace="search-embed",
+        name="tei-bge-m3-sembed",
+        namespace="sx-search-embed",
         image="ghcr.io/huggingface/text-embeddings-inference:hopper-1.8",
         args=["--model-id", "BAAI/bge-m3", "--max-client-batch-size", "64", "--port", "80"],
         placements=[(b07, [d07[6]], "10.62.7.58")],
-        labels={"app": "tei-bge-m3-embed", "team": "search"},
+        labels={"app": "tei-bge-m3-sembed", "team": "search"},
         container="tei",
         port=80,
         revision=7,
@@ -345,7 +348,7 @@ def build() -> Pack:
     ocr = tenant(
         p,
         name="vllm-qwen2vl-7b-invoice",
-        namespace="invoice-ocr",
+        namespace="sx-invoice-ocr",
         image="vllm/vllm-openai:v0.10.1.1",
         args=[
             "--model",
@@ -370,12 +373,12 @@ def build() -> Pack:
     )
     digest_api = tenant(
         p,
-        name="digest-api",
+        name="bsum-digest-api",
         namespace=NS,
         image="registry.sx.internal/batch/digest-api:2026.08.4",
         args=["--workers", "4", "--llm-base-url", "http://digest-llm.batch.internal/v1"],
         placements=[(cpu_node, [], "10.62.4.12"), (cpu_node, [], "10.62.4.13")],
-        labels={"app.kubernetes.io/name": "digest-api", "app.kubernetes.io/part-of": "digest"},
+        labels={"app.kubernetes.io/name": "bsum-digest-api", "app.kubernetes.io/part-of": "digest"},
         container="api",
         port=8080,
         revision=31,
@@ -424,7 +427,7 @@ def build() -> Pack:
             "instance": "10.62.11.24:8000",
             "job": "vllm-qwen2vl-7b-invoice",
             "model_name": "qwen2-vl-7b",
-            "namespace": "invoice-ocr",
+            "namespace": "sx-invoice-ocr",
             "pod": ocr.pods[0].info.name,
             "service": "vllm-qwen2vl-7b-invoice",
         },
@@ -446,8 +449,16 @@ def build() -> Pack:
     ex.ksm_nodes(p.om, nts)
     node_condition_series(p.om, decoy, "DiskPressure", dp_mask)
     ex.ksm_deployment(p.om, namespace=NS, name=DEPLOY, spec=flat(c, 3), available=flat(c, 3))
-    ex.ksm_deployment(p.om, namespace="invoice-ocr", name="vllm-qwen2vl-7b-invoice", spec=flat(c, 1), available=flat(c, 1))
-    ex.ksm_deployment(p.om, namespace="search-embed", name="tei-bge-m3-embed", spec=flat(c, 1), available=flat(c, 1))
+    ex.ksm_deployment(
+        p.om,
+        namespace="sx-invoice-ocr",
+        name="vllm-qwen2vl-7b-invoice",
+        spec=flat(c, 1),
+        available=flat(c, 1),
+    )
+    ex.ksm_deployment(
+        p.om, namespace="sx-search-embed", name="tei-bge-m3-sembed", spec=flat(c, 1), available=flat(c, 1)
+    )
 
     # the gateway's view: istio_requests_total from the gateway proxy (reporter="source")
     codes = fleet.codes()
@@ -490,7 +501,7 @@ def build() -> Pack:
 
     flows = {
         (DEPLOY, NS, DEPLOY): {code: s.ints() for code, s in codes.items()},
-        ("vllm-qwen2vl-7b-invoice", "invoice-ocr", "vllm-qwen2vl-7b-invoice"): {
+        ("vllm-qwen2vl-7b-invoice", "sx-invoice-ocr", "vllm-qwen2vl-7b-invoice"): {
             200: ocr_rpm.ints(),
         },
     }
@@ -520,7 +531,13 @@ def build() -> Pack:
     ratios = {}
     for win, minutes in windows.items():
         ratios[win] = windowed(bad, tgi_total, minutes - 1, base).map(lambda v: round(v, 9))
-        p.om.gauge(f"istio_requests:burnrate{win}", f"Pyrra recording rule: error ratio over {win}.", sel, ratios[win], digits=9)
+        p.om.gauge(
+            f"istio_requests:burnrate{win}",
+            f"Pyrra recording rule: error ratio over {win}.",
+            sel,
+            ratios[win],
+            digits=9,
+        )
     p.om.gauge("pyrra_objective", "Pyrra SLO objective.", {"slo": SLO}, flat(c, OBJECTIVE))
     p.om.gauge("pyrra_window", "Pyrra SLO window in seconds.", {"slo": SLO}, flat(c, 2_419_200))
     matchers = ",".join(f'{k}="{v}"' for k, v in sel.items())
@@ -583,7 +600,7 @@ def build() -> Pack:
     p.objects.append(
         k8s.httproute(
             name="invoice-vision",
-            namespace="invoice-ocr",
+            namespace="sx-invoice-ocr",
             gateway="batch-gw",
             gateway_namespace=GW_NS,
             hostnames=["invoice-vision.batch.internal"],
@@ -671,7 +688,7 @@ def build() -> Pack:
     )
     ev.append(
         k8s.event(
-            namespace="invoice-ocr",
+            namespace="sx-invoice-ocr",
             kind="Pod",
             name="ocr-postproc-5c8d9f7b6-hq4vt",
             uid=k8s.new_uid(rng),
@@ -688,7 +705,7 @@ def build() -> Pack:
     ev.append(
         recurring_event(
             p,
-            namespace="search-embed",
+            namespace="sx-search-embed",
             kind="Pod",
             name=tei_pod.name,
             uid=tei_pod.uid,

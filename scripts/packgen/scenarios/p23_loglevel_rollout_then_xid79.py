@@ -19,12 +19,11 @@ from .. import k8s
 from ..common import gateway_logs, threshold_alert
 from ..engines import API, src_of, vllm_access, vllm_line_doc, vllm_startup, vllm_stats
 from ..fleet import Fleet, Member, crash
-from ..logs import LEVEL, Source, ecs, vllm_line
-from ..openmetrics import OpenMetrics
+from ..logs import LEVEL, Source, ecs, envoy_gateway_access, vllm_line
 from ..pack import Pack
 from ..series import Series, flat, iso, noisy
-from ..traffic import Replica, node_timeline
-from ._tenancy import TenantPack, recurring_event, steady, tenant, vllm_lite
+from ..traffic import node_timeline
+from ._tenancy import TenantPack, recurring_event, steady, tenant, vllm_lite, vllm_metrics
 
 NAME = "loglevel-rollout-then-xid79"
 ENGINE = "vLLM 0.10.2 (V1 metric names) behind Envoy Gateway, AKS ND A100 v4"
@@ -41,55 +40,6 @@ NVML_LOST = (
     "nvidia-container-cli: detection error: nvml error: gpu is lost: unknown"
 )
 BACKOFF = [0, 10, 20, 40, 80, 160, 300, 300, 300]
-
-
-def vllm_metrics(om: OpenMetrics, reps: list[Replica]) -> None:
-    """vLLM 0.10 families this cluster keeps (its Prometheus drops the prefix-cache and ITL series)."""
-    for r in reps:
-        lab = ex.scrape_labels(r, engine="0")
-        p, rs = r.present, r.resets
-        om.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", lab, r.running, p)
-        om.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", lab, r.waiting, p)
-        om.gauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", lab, r.kv, p)
-        om.counter(
-            "vllm:num_preemptions",
-            "Cumulative number of preemption from the engine.",
-            lab,
-            r.preempt.ints(),
-            present=p,
-            resets=rs,
-        )
-        pt, gt, ok = r.prompt_tokens(), r.gen_tokens(), r.ok()
-        for name, help_text, inc in (
-            ("vllm:prompt_tokens", "Number of prefill tokens processed.", pt),
-            ("vllm:generation_tokens", "Number of generation tokens processed.", gt),
-        ):
-            om.counter(name, help_text, lab, inc, present=p, resets=rs, initial=ex._initial(r, inc))
-        for reason, frac in (("stop", 1 - r.length_frac), ("length", r.length_frac)):
-            inc = (ok * frac).ints()
-            om.counter(
-                "vllm:request_success",
-                "Count of successfully processed requests.",
-                {**lab, "finished_reason": reason},
-                inc,
-                present=p,
-                resets=rs,
-                initial=ex._initial(r, inc),
-            )
-        served = r.served()
-        om.histogram(
-            "vllm:time_to_first_token_seconds",
-            "Histogram of time to first token in seconds.",
-            lab,
-            ex.VLLM_TTFT,
-            served,
-            r.ttft,
-            present=p,
-            resets=rs,
-            initial_count=ex._initial(r, served),
-        )
-        ex.http_requests(om, r)
-    ex.up(om, reps)
 
 
 def debug(p: Pack, m: Member, ts: datetime, where: str, msg: str, proc: str | None = API) -> None:
@@ -192,7 +142,11 @@ def build() -> Pack:
         namespace=NS,
         container="vllm",
         port=8000,
-        labels={"app": DEPLOY, "app.kubernetes.io/part-of": "meet-notes", "azure.workload.identity/use": "false"},
+        labels={
+            "app": DEPLOY,
+            "app.kubernetes.io/part-of": "meet-notes",
+            "azure.workload.identity/use": "false",
+        },
         revisions=[rev11, rev12],
         pods=[],
         created=p.ago(days=95),
@@ -224,7 +178,7 @@ def build() -> Pack:
         generation=15,
     )
     fleet = Fleet(p, w, job=f"{NS}/vllm", model=SERVED, service="")  # scraped by a PodMonitor
-    load = dict(prompt_len=3600, gen_len=420, ttft=0.24, itl=0.017, kv=0.22, util=71, fb_used=73_400)
+    load = dict(prompt_len=2200, gen_len=420, ttft=0.24, itl=0.017, kv=0.22, util=71, fb_used=73_400)
     # old pods: (node, gpu, ip, deleted at); new pods: (node, gpu, ip, created, ready)
     plan_old = [
         (n2, 0, "10.244.12.31", p.t("14:25:53")),
@@ -245,7 +199,9 @@ def build() -> Pack:
     for node_name, g, ip, created, ready in plan_new:
         node, devs = nodes[node_name]
         news.append(
-            fleet.add(rev12, node, [devs[g]], ip, created=created, ready_after=ready - created, rpm=300, **load)
+            fleet.add(
+                rev12, node, [devs[g]], ip, created=created, ready_after=ready - created, rpm=300, **load
+            )
         )
     bad = news[1]
     k = c.idx(onset)
@@ -255,7 +211,9 @@ def build() -> Pack:
     base_run = {m.name: Series(m.rep.running) for m in fleet.members}
     base_ttft = {m.name: Series(m.rep.ttft.median) for m in fleet.members}
     for i in range(c.n):
-        up = [m for m in fleet.members if m.timeline.ready[i] and m.rep.present[i] and not (m is bad and i >= k)]
+        up = [
+            m for m in fleet.members if m.timeline.ready[i] and m.rep.present[i] and not (m is bad and i >= k)
+        ]
         for m in fleet.members:
             if m not in up:
                 m.rep.codes[200][i] = 0.0
@@ -267,8 +225,8 @@ def build() -> Pack:
             m.rep.kv[i] = min(0.93, m.rep.kv[i] * (0.4 + 0.6 * scale))
             m.rep.ttft.median[i] = base_ttft[m.name][i] * (1 + 0.9 * max(0.0, scale - 1))
             m.rep.waiting[i] = float(max(0, round((scale - 1.2) * 9 + rng.uniform(-1, 1.5))))
-            for g in m.gpus:
-                g.util[i] = float(min(97, round(71 * (0.55 + 0.45 * scale) + rng.uniform(-2, 2))))
+            for gs in m.gpus:
+                gs.util[i] = float(min(97, round(71 * (0.55 + 0.45 * scale) + rng.uniform(-2, 2))))
     for m in fleet.members:
         m.rep.derive_e2e()
     # the fault minute: what the bad pod answered before, in flight, and after (connection refused)
@@ -314,7 +272,9 @@ def build() -> Pack:
     info.ready = False
     info.ready_since = onset + timedelta(seconds=9)
     g_bad = bad.gpus[0]
-    g_bad.present = [g_bad.present[i] and i < k for i in range(c.n)] if g_bad.present else [i < k for i in range(c.n)]
+    g_bad.present = (
+        [g_bad.present[i] and i < k for i in range(c.n)] if g_bad.present else [i < k for i in range(c.n)]
+    )
     g_bad.xid = Series(79.0 if i >= k else 0.0 for i in range(c.n))
     g_bad.xid_events = [(79, onset)]
 
@@ -322,9 +282,16 @@ def build() -> Pack:
     hr = tenant(
         p,
         name="vllm-llama32-3b-hrfaq",
-        namespace="hr-copilot",
+        namespace="hrfaq-copilot",
         image="vllm/vllm-openai:v0.9.2",
-        args=["--model", "/models/Llama-3.2-3B-Instruct", "--served-model-name", "llama-3.2-3b", "--max-model-len", "8192"],
+        args=[
+            "--model",
+            "/models/Llama-3.2-3B-Instruct",
+            "--served-model-name",
+            "llama-3.2-3b",
+            "--max-model-len",
+            "8192",
+        ],
         placements=[(nodes[n6][0], [nodes[n6][1][0]], "10.244.16.25")],
         labels={"app": "vllm-llama32-3b-hrfaq", "team": "people-tech"},
         container="vllm",
@@ -338,12 +305,12 @@ def build() -> Pack:
     )
     asr = tenant(
         p,
-        name="whisper-large-v3-asr",
+        name="faster-whisper-meetnotes",
         namespace="meet-notes-asr",
         image="registry.meet.example.com/asr/faster-whisper-server:1.4.2",
         args=["--model", "large-v3", "--compute-type", "float16", "--port", "9000"],
         placements=[(nodes[n1][0], [nodes[n1][1][1]], "10.244.11.52")],
-        labels={"app": "whisper-large-v3-asr", "team": "meet-notes"},
+        labels={"app": "faster-whisper-meetnotes", "team": "meet-notes"},
         container="asr",
         port=9000,
         revision=9,
@@ -383,7 +350,7 @@ def build() -> Pack:
             "instance": "10.244.16.25:8000",
             "job": "vllm-llama32-3b-hrfaq",
             "model_name": "llama-3.2-3b",
-            "namespace": "hr-copilot",
+            "namespace": "hrfaq-copilot",
             "pod": hr.pods[0].info.name,
             "service": "vllm-llama32-3b-hrfaq",
         },
@@ -422,7 +389,7 @@ def build() -> Pack:
     hr_codes = {200: hr_rpm.ints()}
     ex.envoy(
         p.om,
-        {cluster: codes, "httproute/hr-copilot/hr-faq/rule/0": hr_codes},
+        {cluster: codes, "httproute/hrfaq-copilot/hr-faq/rule/0": hr_codes},
         gateway_namespace="envoy-gateway-system",
         gateway_pod=GW_POD,
     )
@@ -491,15 +458,31 @@ def build() -> Pack:
             start=start,
             engine_pid=211,
         )
-        debug(p, m, start + timedelta(seconds=9.6), "utils.py:775", "Waiting for 1 local, 0 remote core engine proc(s) to start.")
-        debug(p, m, start + timedelta(seconds=19.6), "utils.py:775", "Waiting for 1 local, 0 remote core engine proc(s) to start.")
-        debug(p, m, listening + timedelta(seconds=0.4), "core.py:703", "EngineCore waiting for work.", proc=ec)
+        debug(
+            p,
+            m,
+            start + timedelta(seconds=9.6),
+            "utils.py:775",
+            "Waiting for 1 local, 0 remote core engine proc(s) to start.",
+        )
+        debug(
+            p,
+            m,
+            start + timedelta(seconds=19.6),
+            "utils.py:775",
+            "Waiting for 1 local, 0 remote core engine proc(s) to start.",
+        )
+        debug(
+            p, m, listening + timedelta(seconds=0.4), "core.py:703", "EngineCore waiting for work.", proc=ec
+        )
         debug(p, m, listening + timedelta(seconds=2.1), "core.py:709", "EngineCore loop active.", proc=ec)
         vllm_stats(p, m, every=3)
-        refused = m.rep.codes.pop(503, None)  # connection refused: those never reached the pod
-        p.access_logs(m.rep, src_of(m), vllm_access(), clients=[GW_IP], every=4, errors_after=onset)
-        if refused is not None:
-            m.rep.codes[503] = refused
+        saved = {code: s_[k] for code, s_ in m.rep.codes.items()} if m is bad else {}
+        for code in saved:  # the fault minute of the bad pod is written below, line by line
+            m.rep.codes[code][k] = 0.0
+        p.access_logs(m.rep, src_of(m), vllm_access(), clients=[GW_IP], every=4)
+        for code, v in saved.items():
+            m.rep.codes[code][k] = v
         end = onset if m is bad else p.as_of
         ts = listening + timedelta(seconds=rng.uniform(1, 5))
         while ts < end:
@@ -514,7 +497,7 @@ def build() -> Pack:
         "    self._process_engine_step()\n"
         '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/engine/core.py", line 754, in _process_engine_step\n'
         "    outputs, model_executed = self.step_fn()\n"
-        '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1711, in execute_model\n'
+        '  File "/usr/local/lib/python3.12/dist-packages/vllm/v1/worker/gpu_model_runner.py", line 1711, in execute_model\n'  # noqa: E501
         "    valid_sampled_token_ids = sampled_token_ids.tolist()\n"
         "torch.AcceleratorError: CUDA error: unspecified launch failure\n"
         "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
@@ -578,7 +561,9 @@ def build() -> Pack:
             "Finished server process [1]",
         )
     ):
-        p.logs.add(ecs(t_exit + timedelta(milliseconds=20 + 9 * n_line), f"({API}) INFO:     {msg}", src_of(bad)))
+        p.logs.add(
+            ecs(t_exit + timedelta(milliseconds=20 + 9 * n_line), f"({API}) INFO:     {msg}", src_of(bad))
+        )
     # the node: kernel, device plugin, kubelet
     dev = g_bad.dev
     bus = dev.kernel_pci
@@ -607,9 +592,13 @@ def build() -> Pack:
             )
         )
     plugin = Source(
-        "nvidia-device-plugin", "gpu-operator", "nvidia-device-plugin-daemonset-7hx4q", bad_node, "nvidia-device-plugin"
+        "nvidia-device-plugin",
+        "gpu-operator",
+        "nvidia-device-plugin-daemonset-7hx4q",
+        bad_node,
+        "nvidia-device-plugin",
     )
-    t_pl = onset + timedelta(seconds=1, milliseconds=702)
+    t_pl = onset + timedelta(seconds=1, microseconds=702_418)
     p.logs.add(
         ecs(
             t_pl,
@@ -628,11 +617,11 @@ def build() -> Pack:
     kubelet = Source("kubelet", None, None, bad_node, None, dataset="system.journal")
     for n_try, a in enumerate(attempts):
         cid = "".join(rng.choice("0123456789abcdef") for _ in range(64))
-        a2 = a + timedelta(milliseconds=231)
+        a2 = a + timedelta(microseconds=rng.randint(180_000, 260_000))
         p.logs.add(
             ecs(
                 a2,
-                f'E0910 {a2:%H:%M:%S}.{a2.microsecond:06d}    3388 log.go:32] "StartContainer from runtime service failed" '
+                f'E0910 {a2:%H:%M:%S}.{a2.microsecond:06d}    3388 log.go:32] "StartContainer from runtime service failed" '  # noqa: E501
                 f'err="rpc error: code = Unknown desc = {NVML_LOST}" containerID="{cid}"',
                 kubelet,
                 level="error",
@@ -640,13 +629,13 @@ def build() -> Pack:
             )
         )
         if n_try + 1 < len(BACKOFF):
-            a3 = a2 + timedelta(milliseconds=4)
+            a3 = a2 + timedelta(microseconds=rng.randint(2_000, 6_000))
             back = BACKOFF[n_try + 1]
             back_s = f"{back // 60}m{back % 60}s" if back >= 60 else f"{back}s"
             p.logs.add(
                 ecs(
                     a3,
-                    f'E0910 {a3:%H:%M:%S}.{a3.microsecond:06d}    3388 pod_workers.go:1301] "Error syncing pod, skipping" '
+                    f'E0910 {a3:%H:%M:%S}.{a3.microsecond:06d}    3388 pod_workers.go:1301] "Error syncing pod, skipping" '  # noqa: E501
                     f'err="failed to \\"StartContainer\\" for \\"vllm\\" with CrashLoopBackOff: \\"back-off {back_s} '
                     f'restarting failed container=vllm pod={bad.name}_{NS}({bad.uid})\\"" pod="{NS}/{bad.name}" '
                     f'podUID="{bad.uid}"',
@@ -654,13 +643,29 @@ def build() -> Pack:
                     level="error",
                 )
             )
+    # the bad pod's last access lines: answers finished before the crash, then the in-flight 500s
+    t_kill = t_err + timedelta(milliseconds=60)
+    for _ in range(2):
+        ts = onset - timedelta(seconds=rng.uniform(1, 14))
+        p.logs.add(
+            ecs(ts, vllm_access()(ts, 200, f"{GW_IP}:{rng.randint(32768, 60999)}"), src_of(bad), status=200)
+        )
+    for n_req in range(min(in_flight, 4)):
+        ts = t_kill + timedelta(milliseconds=2 + 3 * n_req)
+        p.logs.add(
+            ecs(ts, vllm_access()(ts, 500, f"{GW_IP}:{rng.randint(32768, 60999)}"), src_of(bad), status=500)
+        )
     # the gateway
     gw = Source("envoy-gateway", "envoy-gateway-system", GW_POD, sysnode.name, "envoy")
+    route_name = f"httproute/{NS}/notes-llm/rule/0/match/0/notes-llm_meet_example_com"
+    saved = {code: s_[k] for code, s_ in bad.rep.codes.items()}
+    for code in saved:
+        bad.rep.codes[code][k] = 0.0
     gateway_logs(
         p,
         fleet.members,
         cluster=cluster,
-        route=f"httproute/{NS}/notes-llm/rule/0/match/0/notes-llm_meet_example_com",
+        route=route_name,
         authority="notes-llm.meet.example.com",
         src=gw,
         every=5,
@@ -671,14 +676,44 @@ def build() -> Pack:
             if code == 503
             else ("-", "via_upstream")
         ),
-        duration=lambda code, i: rng.randint(1, 4) if code == 503 else (
-            rng.randint(300, 900) if code == 500 else int(1000 * rng.lognormvariate(2.0, 0.4))
+        duration=lambda code, i: (
+            rng.randint(1, 4)
+            if code == 503
+            else (rng.randint(300, 900) if code == 500 else int(1000 * rng.lognormvariate(2.0, 0.4)))
         ),
         agent=lambda i: "meet-notes-api/2026.09.2 python-httpx/0.28.1",
     )
+    for code, v in saved.items():
+        bad.rep.codes[code][k] = v
+    for n_line in range(7):
+        in_flight_line = n_line < 3
+        if in_flight_line:
+            dur = rng.randint(900, 9000)
+            ts = t_kill + timedelta(milliseconds=3) - timedelta(milliseconds=dur)
+            status, flag, details = 500, "-", "via_upstream"
+        else:
+            dur = rng.randint(0, 2)
+            ts = onset + timedelta(seconds=rng.uniform(0.6, 20.5))
+            status, flag, details = 503, "UF", "upstream_reset_before_response_started{connection_failure}"
+        line = envoy_gateway_access(
+            ts,
+            status=status,
+            flags=flag,
+            details=details,
+            duration_ms=dur,
+            upstream=f"{bad.ip}:8000",
+            cluster=cluster,
+            route=route_name,
+            authority="notes-llm.meet.example.com",
+            client=p.ids.ip("10.244.0"),
+            user_agent="meet-notes-api/2026.09.2 python-httpx/0.28.1",
+            request_id=p.ids.request_id(),
+            bytes_sent=21 if status == 500 else 91,
+        )
+        p.logs.add(ecs(ts + timedelta(milliseconds=dur), line, gw, status=status))  # written when it ends
     # other tenants and the notes API
-    hr_src = Source("vllm-llama32-3b-hrfaq", "hr-copilot", hr.pods[0].info.name, n6, "vllm")
-    asr_src = Source("whisper-large-v3-asr", "meet-notes-asr", asr.pods[0].info.name, n1, "asr")
+    hr_src = Source("vllm-llama32-3b-hrfaq", "hrfaq-copilot", hr.pods[0].info.name, n6, "vllm")
+    asr_src = Source("faster-whisper-meetnotes", "meet-notes-asr", asr.pods[0].info.name, n1, "asr")
     api_src = [Source("meet-notes-api", NS, tp.info.name, sysnode.name, "api") for tp in api.pods]
     for i in range(1, c.n - 1):
         minute = c.at(i)
@@ -688,8 +723,8 @@ def build() -> Pack:
                 ecs(
                     ts,
                     f"INFO {ts:%m-%d %H:%M:%S} [loggers.py:118] Engine 000: Avg prompt throughput: "
-                    f"{rng.uniform(15, 60):.1f} tokens/s, Avg generation throughput: {rng.uniform(40, 90):.1f} tokens/s, "
-                    f"Running: {rng.randint(0, 3)} reqs, Waiting: 0 reqs, GPU KV cache usage: {rng.uniform(1, 5):.1f}%, "
+                    f"{rng.uniform(15, 60):.1f} tokens/s, Avg generation throughput: {rng.uniform(40, 90):.1f} tokens/s, "  # noqa: E501
+                    f"Running: {rng.randint(0, 3)} reqs, Waiting: 0 reqs, GPU KV cache usage: {rng.uniform(1, 5):.1f}%, "  # noqa: E501
                     f"Prefix cache hit rate: {rng.uniform(8, 30):.1f}%",
                     hr_src,
                 )
@@ -713,7 +748,7 @@ def build() -> Pack:
                 ecs(
                     ts,
                     f'{{"level":"info","ts":"{iso(ts, ms=True)}","logger":"notes.summarize","msg":"summary generated",'
-                    f'"meeting_id":"m-{p.ids.hex(10)}","segments":{rng.randint(4, 40)},"llm_ms":{rng.randint(6000, 24000)}}}',
+                    f'"meeting_id":"m-{p.ids.hex(10)}","segments":{rng.randint(4, 40)},"llm_ms":{rng.randint(6000, 24000)}}}',  # noqa: E501
                     src,
                 )
             )
@@ -778,6 +813,8 @@ def build() -> Pack:
             (1.7, "Created", "Created container: vllm", "kubelet"),
             (2.1, "Started", "Started container vllm", "kubelet"),
         ):
+            if m is bad and reason in ("Pulled", "Created"):
+                continue  # its series (one event each, counted per restart) are written below
             ev.append(
                 k8s.event(
                     namespace=NS,
@@ -800,7 +837,7 @@ def build() -> Pack:
                 name=m.name,
                 uid=m.uid,
                 reason="Unhealthy",
-                message=f'Startup probe failed: Get "http://{m.ip}:8000/health": dial tcp {m.ip}:8000: connect: connection refused',
+                message=f'Startup probe failed: Get "http://{m.ip}:8000/health": dial tcp {m.ip}:8000: connect: connection refused',  # noqa: E501
                 first=m.created + timedelta(seconds=12),
                 last=m.created + timedelta(seconds=72),
                 count=7,
@@ -815,7 +852,7 @@ def build() -> Pack:
             name=bad.name,
             uid=bad.uid,
             reason="Unhealthy",
-            message=f'Readiness probe failed: Get "http://{bad.ip}:8000/health": dial tcp {bad.ip}:8000: connect: connection refused',
+            message=f'Readiness probe failed: Get "http://{bad.ip}:8000/health": dial tcp {bad.ip}:8000: connect: connection refused',  # noqa: E501
             first=onset + timedelta(seconds=3.1),
             last=onset + timedelta(seconds=8.1),
             count=2,
@@ -890,7 +927,7 @@ def build() -> Pack:
     ev.append(
         recurring_event(
             p,
-            namespace="hr-copilot",
+            namespace="hrfaq-copilot",
             kind="Pod",
             name=hr_pod.name,
             uid=hr_pod.uid,
@@ -937,7 +974,13 @@ def build() -> Pack:
 
     # --- objects -----------------------------------------------------------------------------------------
     nodes[bad_node][0].allocatable_gpu = 7
-    p.objects.extend(fleet.objects())
+    objs = fleet.objects()
+    for cond in objs[0]["status"]["conditions"]:
+        if cond["type"] == "Available":
+            cond["lastTransitionTime"] = cond["lastUpdateTime"] = iso(onset + timedelta(seconds=9))
+        if cond["type"] == "Progressing":
+            cond["lastUpdateTime"] = iso(plan_new[-1][4] + timedelta(seconds=1))
+    p.objects.extend(objs)
     for t_ in tenants:
         p.objects.extend(t_.objects(p.as_of))
     p.objects.append(
@@ -955,7 +998,7 @@ def build() -> Pack:
     p.objects.append(
         k8s.httproute(
             name="hr-faq",
-            namespace="hr-copilot",
+            namespace="hrfaq-copilot",
             gateway="meet-gw",
             gateway_namespace="envoy-gateway-system",
             hostnames=["hr-faq.meet.example.com"],

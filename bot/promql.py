@@ -56,13 +56,28 @@ NAMESPACE_LABELS = (
     "destination_service_namespace",
     "destination_workload_namespace",
 )
-# Contour names an Envoy cluster after the Service it balances: `<namespace>/<service>/<port>/<hash>`.
-CONTOUR_CLUSTER = re.compile(r"^([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)/\d+/[0-9a-f]{10}$")
+# Contour names an Envoy cluster after the Service it balances, `<namespace>/<service>/<port>/<hash>`,
+# and its stats after `<namespace>_<service>_<port>` (the cluster's alt_stat_name).
+CONTOUR_CLUSTER = re.compile(
+    r"^([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)/\d+/[0-9a-f]{10}$|^([a-z0-9][-a-z0-9]*)_([a-z0-9][-a-z0-9.]*)_\d+$"
+)
+
+
+# An alert's own matcher is often a regex over a Service's clusters: `<ns>/<service>/.*`.
+CONTOUR_PREFIX = re.compile(r"^([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9]*)/(?:\.\*|\.\+|\d+)")
 
 
 def contour_services(names: Iterable[str | None]) -> list[tuple[str, str]]:
-    """(namespace, service) of every Contour cluster name among `names`."""
-    return [(m.group(1), m.group(2)) for name in names if name and (m := CONTOUR_CLUSTER.match(name))]
+    """(namespace, service) of every Contour cluster name (or regex over one) among `names`."""
+    found = []
+    for name in names:
+        if not name or name.startswith("httproute/"):
+            continue
+        if m := CONTOUR_CLUSTER.match(name):
+            found.append((m.group(1) or m.group(3), m.group(2) or m.group(4)))
+        elif m := CONTOUR_PREFIX.match(name):
+            found.append((m.group(1), m.group(2)))
+    return found
 
 
 def alert_namespace(labels: Mapping[str, str], queries: Iterable[str | None]) -> str | None:

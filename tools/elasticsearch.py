@@ -208,6 +208,8 @@ class LogTool:
                 "kind": "signature",
                 "signature": key,
                 "sample": sample[:2000],
+                # A traceback ends with the exception that says what happened.
+                "tail": sample[-500:] if len(sample) > 2000 else "",
                 "error": detail[:2000],
                 "pods": ",".join(pods),
                 "nodes": ",".join(nodes),

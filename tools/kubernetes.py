@@ -7,21 +7,19 @@ Read-only: only list/get calls. Each call carries the tool's timeout.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from kubernetes import client as k8s
 
 from tools.events import Subjects, scoped_events
 from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded, parse_time
+from tools.routes import deliberate_split, route_changed_at
 from tools.templates import template_diff
 
 REVISION = "deployment.kubernetes.io/revision"
 GPU_RESOURCE = "nvidia.com/gpu"
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 def api_client(url: str, *, token: str | None = None, verify_ssl: bool = True) -> k8s.ApiClient:
@@ -45,6 +43,7 @@ class Topology:
     replicasets: list[dict[str, Any]] = field(default_factory=list)
     deployments: list[dict[str, Any]] = field(default_factory=list)
     nodes: list[dict[str, Any]] = field(default_factory=list)
+    ingresses: list[dict[str, Any]] = field(default_factory=list)  # networking.k8s.io/v1
 
 
 class KubeTool:
@@ -55,6 +54,7 @@ class KubeTool:
         self._core = k8s.CoreV1Api(api)
         self._apps = k8s.AppsV1Api(api)
         self._custom = k8s.CustomObjectsApi(api)
+        self._networking = k8s.NetworkingV1Api(api)
         self._timeout = timeout
 
     # -- raw reads (bounded) -------------------------------------------------------------------
@@ -84,9 +84,18 @@ class KubeTool:
                 replicasets=self._items("replicasets", self._apps.list_namespaced_replica_set, namespace),
                 deployments=self._items("deployments", self._apps.list_namespaced_deployment, namespace),
                 nodes=self._items("nodes", self._core.list_node),
+                ingresses=self._ingresses(namespace),
             )
         except _GapError as exc:
             return exc.gap
+
+    def _ingresses(self, namespace: str) -> list[dict[str, Any]]:
+        try:
+            return self._items("ingresses", self._networking.list_namespaced_ingress, namespace)
+        except _GapError as exc:
+            if "404" in exc.gap.reason or "Not Found" in exc.gap.reason:
+                return []
+            raise
 
     def _routes(self, namespace: str) -> list[dict[str, Any]]:
         try:
@@ -323,44 +332,3 @@ def _owned_by(obj: dict[str, Any], kind: str, name: str) -> bool:
     return any(
         o.get("kind") == kind and o.get("name") == name for o in obj["metadata"].get("ownerReferences") or []
     )
-
-
-CANARY = re.compile(r"(canary|primary|stable|flagger|argo-?rollouts|rollouts\.argoproj\.io)", re.I)
-
-
-def deliberate_split(route: dict[str, Any]) -> bool:
-    """Whether the route's split is a progressive delivery's (Flagger, Argo Rollouts, a hand-made
-    canary): its labels, annotations or backends say so, and its skew is the plan, not a fault."""
-    meta = route.get("metadata") or {}
-    marks = [*(meta.get("labels") or {}).items(), *(meta.get("annotations") or {}).items()]
-    marked = any(CANARY.search(f"{k}={v}") for k, v in marks if k != LAST_APPLIED)
-    names = [
-        str(ref.get("name", ""))
-        for rule in (route.get("spec") or {}).get("rules") or []
-        for ref in rule.get("backendRefs") or []
-    ]
-    managers = [str(m.get("manager", "")) for m in meta.get("managedFields") or []]
-    return marked or any(CANARY.search(n) for n in names) or any(CANARY.search(m) for m in managers)
-
-
-def route_changed_at(route: dict[str, Any]) -> datetime | None:
-    """When the route's spec last changed, as far as the object tells: its managers' last writes,
-    else when its controller last accepted the current generation."""
-    meta = route.get("metadata") or {}
-    writes = [
-        t
-        for m in meta.get("managedFields") or []
-        if m.get("subresource") != "status" and (t := parse_time(m.get("time"))) is not None
-    ]
-    if writes:
-        return max(writes)
-    generation = meta.get("generation")
-    accepted = [
-        t
-        for parent in (route.get("status") or {}).get("parents") or []
-        for cond in parent.get("conditions") or []
-        if cond.get("type") == "Accepted"
-        and (generation is None or cond.get("observedGeneration") == generation)
-        and (t := parse_time(cond.get("lastTransitionTime"))) is not None
-    ]
-    return max(accepted) if accepted else None

@@ -37,6 +37,7 @@ TIE = timedelta(minutes=2)
 RIVAL = timedelta(minutes=10)  # another cause this close to the chosen one is a plausible alternative
 FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
 GENERIC_BIZ = "BIZ_PARAM_INVALID"
+MODEL_RULE = "model rollout before symptoms"
 # Timeouts that say where the time went only once the GPUs and the engine's latency are read.
 TIMEOUT_CODES = {"ENG_TIMEOUT", "GW_TIMEOUT"}
 # The codes these rules name themselves; the taxonomy must declare each (checked at load).
@@ -100,7 +101,7 @@ def decide(
     by_rollout = model_rollout(rollout, findings, symptoms_start, taxonomy)
     if by_rollout is not None:
         by_rollout.cause.code = by_rollout.code
-        return decided(by_rollout.cause, "model rollout before symptoms", [by_rollout.why])
+        return decided(by_rollout.cause, MODEL_RULE, [by_rollout.why])
     causes = [f for f in findings if not f.symptom]
     imbalance = routing_imbalance(evidence, since)
     if imbalance is not None and not _infra_before(imbalance, causes, taxonomy):

@@ -7,6 +7,7 @@ ratio up, GPU busy) are not findings: they feed the symptom rules in `classify`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,13 +31,22 @@ SYMPTOM_REASONS = frozenset(
         "ContainerCannotRun",
     }
 )
+# The target kind of nodes that a fault of their own points at (a kernel line, a node condition,
+# a card's or a port's reading), as opposed to nodes that merely host a failing pod.
+NODE_FAULT = "node_fault"
+# Findings that make a node itself suspect (its card, its link, its disk), not only a process on it.
+NODE_CODES = frozenset({"INF_GPU_XID", "INF_NCCL", "INF_NODE_NOT_READY", "INF_DISK"})
+# The kubelet's lines about a container it restarts or probes say that it is unhealthy, not why.
+SYMPTOM_LINE = re.compile(
+    r"CrashLoopBackOff|Back-off restarting failed container|(?:Readiness|Liveness|Startup) probe failed"
+)
 # A node's bad condition → (code, strength): not ready first, disk pressure second.
 NODE_CONDITIONS = (("INF_NODE_NOT_READY", 0.6), ("INF_DISK", 0.4))
 # The codes these readers name themselves (the rest come from the attribution rules): the taxonomy
 # must declare each, which is checked when the data files are loaded.
 FINDING_CODES = frozenset(
     {"INF_NODE_NOT_READY", "INF_DISK", "INF_GPU_XID", "INF_CUDA_ERROR", "INF_OOM_KILLED", "ENG_KV_CACHE"}
-    | {"MOD_QUALITY_REGRESSION", "MOD_OUTPUT_FORMAT", "GW_RATE_LIMIT"}
+    | {"MOD_QUALITY_REGRESSION", "MOD_OUTPUT_FORMAT", "GW_RATE_LIMIT", "ENG_QUEUE_FULL"}
 )
 
 
@@ -112,7 +122,8 @@ def _split(value: str | None) -> list[str]:
 def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]:
     out = []
     for sig in kind(evidence, "signature"):
-        got = attributor.attribute(signature_text(sig))
+        text = signature_text(sig)
+        got = attributor.attribute(text)
         if not got.attributed:
             continue
         finding = Finding(
@@ -122,10 +133,13 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
             evidence=[sig.id],
             source=Source.ELASTICSEARCH,
             note=f"“{sig.labels.get('sample', '')[:140]}”",
+            symptom=bool(SYMPTOM_LINE.search(text)),
         )
         pods, nodes = _split(sig.labels.get("pods")), _split(sig.labels.get("nodes"))
         finding.add_target("pod", *pods)
         finding.add_target("node", *nodes)
+        if not pods and got.code in NODE_CODES:  # the node's own kernel or driver says it is at fault
+            finding.add_target(NODE_FAULT, *nodes)
         out.append(finding)
     return out
 
@@ -133,7 +147,11 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
 def signature_text(sig: Evidence) -> str:
     """The line to attribute: ECS puts the exception in error.type / error.message, and the line
     itself may only say "failed"."""
-    parts = [sig.labels.get("sample") or sig.labels.get("signature", ""), sig.labels.get("error", "")]
+    parts = [
+        sig.labels.get("sample") or sig.labels.get("signature", ""),
+        sig.labels.get("tail", ""),
+        sig.labels.get("error", ""),
+    ]
     return " ".join(p for p in parts if p)
 
 
@@ -204,6 +222,7 @@ def _node_finding(code: str, strength: float, item: Evidence, source: Source) ->
         code=code, onset=item.onset, strength=strength, evidence=[item.id], source=source, note=item.summary
     )
     finding.add_target("node", item.labels.get("node", ""))
+    finding.add_target(NODE_FAULT, item.labels.get("node", ""))
     return finding
 
 
@@ -225,6 +244,8 @@ def from_metrics(evidence: list[Evidence]) -> list[Finding]:
         if target_label:
             for e in items:
                 finding.add_target(target_label, e.labels.get(target_label, ""))
+                if target_label == "node" and e.layer == "INF":  # a reading of the node itself
+                    finding.add_target(NODE_FAULT, e.labels.get("node", ""))
         out.append(finding)
 
     xids = [e for e in signal(evidence, "xid_errors") if _positive(e)]
@@ -232,11 +253,13 @@ def from_metrics(evidence: list[Evidence]) -> list[Finding]:
     add("INF_CUDA_ERROR", [e for e in xids if application_fault(_xid(e))], 0.4, "node")
     add("INF_GPU_XID", [e for e in signal(evidence, "ecc_errors") if _positive(e)], 0.5, "node")
     add("INF_NODE_NOT_READY", abnormal(evidence, "node_not_ready"), 0.6, "node")
+    add("INF_NCCL", abnormal(evidence, "fabric_port_state"), 0.6, "node")
     kv = abnormal(evidence, "kv_cache_usage")
     preempt = abnormal(evidence, "preemptions")
     if kv or preempt:
         add("ENG_KV_CACHE", kv + preempt, 0.6 if kv and preempt else 0.35, "pod")
     add("GW_RATE_LIMIT", abnormal(evidence, "ratelimited"), 0.6)
+    add("ENG_QUEUE_FULL", abnormal(evidence, "engine_rejected"), 0.5, "pod")
     add("MOD_QUALITY_REGRESSION", abnormal(evidence, "canary_pass_rate"), 0.7)
     add(
         "MOD_OUTPUT_FORMAT",

@@ -12,8 +12,8 @@ from typing import Any
 from bot.actions.catalog import SCOPE_FIELD, ActionKind, spec_for
 from bot.domain import ProposedAction
 from bot.triage.changes import RISKY_CHANGES
-from bot.triage.classify import Decision
-from bot.triage.findings import Finding
+from bot.triage.classify import MODEL_RULE, Decision
+from bot.triage.findings import NODE_CODES, NODE_FAULT, Finding
 from bot.triage.rollout_rule import changed
 from bot.triage.runbooks import ActionContext, Runbook, RunbookCatalog
 from bot.triage.scope import IncidentScope, selects
@@ -23,8 +23,6 @@ from tools.result import Evidence
 # How soon after a rollout a fault must start for the rollout to be worth rolling back: a change
 # that breaks an engine does so once its pods take traffic under load, not an afternoon later.
 CHANGE_LEAD = timedelta(minutes=20)
-# Findings that make a node itself suspect (its card or its link), not only a process on it.
-HARDWARE_CODES = frozenset({"INF_GPU_XID", "INF_NCCL", "INF_NODE_NOT_READY", "INF_DISK"})
 
 
 def _one(values: set[str] | None) -> str | None:
@@ -39,7 +37,7 @@ def context(
     targets: dict[str, str] = {}
     # Only objects the cluster has and the incident's scope holds: a node or pod that a log line
     # names is a claim, not a target.
-    node = _one(_verified(cause, "node", scope.nodes))
+    node = _one(_verified(cause, NODE_FAULT, scope.nodes)) or _one(_verified(cause, "node", scope.nodes))
     pod = _one(_verified(cause, "pod", scope.pods))
     if node is None and pod is not None and topology is not None:
         node = next((p["spec"].get("nodeName") for p in topology.pods if p["metadata"]["name"] == pod), None)
@@ -51,7 +49,11 @@ def context(
         ]
         pod = on_node[0] if len(on_node) == 1 else None
     deployment = _one(_verified(cause, "deployment", scope.deployments))
-    if deployment is None and decision.rollout is not None:
+    if deployment is None and cause is not None:  # the deployment of the failing pods
+        deployment = _one(
+            {d for d in scope.deployments for p in cause.targets.get("pod", set()) if p.startswith(f"{d}-")}
+        )
+    if deployment is None and decision.rollout is not None and decision.rule == MODEL_RULE:
         deployment = decision.rollout.labels.get("deployment")
     if deployment is None and len(scope.deployments) == 1:
         deployment = scope.deployments[0]
@@ -80,7 +82,7 @@ def context(
         rollout=rollout,
         config_rollout=bool(precedes and changed(decision.rollout) & RISKY_CHANGES),
         hardware_fault=node is not None
-        and any(f.code in HARDWARE_CODES and node in f.targets.get("node", set()) for f in decision.findings),
+        and any(f.code in NODE_CODES and node in f.targets.get(NODE_FAULT, set()) for f in decision.findings),
         single_node=node is not None and (len(scope.nodes) > 1 or bool(cause and cause.targets.get("node"))),
         single_pod=pod is not None and len(scope.pods) > 1,
         multi_backend_route=any(r.labels.get("backends", "").count("=") >= 2 for r in routes),

@@ -17,6 +17,7 @@ from bot.promql import NAMESPACE_LABELS, alert_namespace, contour_services, envo
 from bot.triage.request import TriageRequest
 from tools.events import Subjects
 from tools.kubernetes import Topology
+from tools.routes import ingress_services
 from tools.templates import flags
 
 DEFAULT_NAMESPACE = "default"
@@ -159,6 +160,7 @@ def _walk(
         for rule in (r.get("spec") or {}).get("rules") or []
         for ref in rule.get("backendRefs") or []
     }
+    backend_names |= {svc for ing in topo.ingresses if _name(ing) in names for svc in ingress_services(ing)}
     services = [s for s in topo.services if _name(s) in names | backend_names]
     if not routes and services:
         wanted = {_name(s) for s in services}
@@ -189,6 +191,8 @@ def _walk(
     )
     if not pods and deployments:
         pods = [p for p in topo.pods if rs_to_deploy.get(_owner(p, "ReplicaSet") or "") in deployments]
+    groups = {(k, v) for p in pods for k, v in _labels(p).items() if k in GROUP_LABELS}
+    pods += [p for p in topo.pods if p not in pods and any(_labels(p).get(k) == v for k, v in groups)]
     unresolved = None
     listed = ", ".join(sorted(names)) or "none"
     if not pods and named:
@@ -218,6 +222,9 @@ def _walk(
 
 
 PART_OF = "app.kubernetes.io/part-of"
+# Labels that tie a multi-node replica's pods together: a Service selects only the leader, but the
+# workers on the other nodes serve the same requests (LeaderWorkerSet, KubeRay).
+GROUP_LABELS = frozenset({"leaderworkerset.sigs.k8s.io/name", "ray.io/cluster"})
 
 
 def _same_application(topo: Topology, served: list[dict[str, Any]]) -> list[str]:

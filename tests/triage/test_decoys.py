@@ -174,6 +174,7 @@ def test_a_log_level_rollout_before_a_hardware_fault_is_no_cause_and_not_rolled_
     logging_only = rollout(1, "env VLLM_LOGGING_LEVEL INFO → DEBUG")
     xid = finding("INF_GPU_XID", 12, strength=0.7)
     xid.add_target("node", "gpu-1")
+    xid.add_target(NODE_FAULT, "gpu-1")  # the kernel's own line on that node
     decision = decide([xid], [logging_only], alert_start=at(14), taxonomy=TAXONOMY)
     assert decision.code == "INF_GPU_XID"
     scope = IncidentScope(

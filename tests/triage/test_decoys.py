@@ -15,7 +15,7 @@ from bot.sandbox.pack import Expected
 from bot.sandbox.safety import incident_objects, unsafe_actions
 from bot.triage.changes import Change, kinds
 from bot.triage.classify import decide
-from bot.triage.findings import from_gpu, from_kubernetes, from_metrics
+from bot.triage.findings import NODE_FAULT, from_gpu, from_kubernetes, from_metrics
 from bot.triage.knowledge import Knowledge
 from bot.triage.propose import context
 from bot.triage.redact import framed

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tools.yamlpos import DataFileError, compose, describe, line_of, read_yaml
 
 DEFAULT_CATALOG = Path(__file__).with_name("signals.yaml")
-PLACEHOLDERS = frozenset({"ns", "pods", "nodes", "model", "route"})
+PLACEHOLDERS = frozenset({"ns", "pods", "nodes", "model", "route", "claims"})
 PLACEHOLDER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
@@ -123,6 +123,7 @@ class Scope:
     model: str | None = None
     route: str | None = None
     pod_patterns: list[str] = field(default_factory=list)  # raw regexes, e.g. a deployment's "name-.+"
+    claims: list[str] = field(default_factory=list)  # the PersistentVolumeClaims its pods mount
 
     def values(self) -> dict[str, str]:
         pods = "|".join([*(_escape(p) for p in sorted(set(self.pods))), *self.pod_patterns])
@@ -132,12 +133,13 @@ class Scope:
             "nodes": "|".join(_escape(v) for v in sorted(set(self.nodes))),
             "model": _escape(self.model) if self.model else ".+",
             "route": _escape(self.route) if self.route else ".+",
+            "claims": "|".join(_escape(c) for c in sorted(set(self.claims))),
         }
 
     def render(self, template: str) -> str | None:
         """The query for this scope; None for a per-node query when the scope names no node (an
         unresolved scope never widens a node's reading to the whole cluster)."""
-        if not self.nodes and "$nodes" in template:
+        if (not self.nodes and "$nodes" in template) or (not self.claims and "$claims" in template):
             return None
         values = self.values()
         return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)

@@ -55,6 +55,9 @@ class Attributed(Protocol):
     def code(self) -> str: ...
 
     @property
+    def rule(self) -> str | None: ...
+
+    @property
     def attributed(self) -> bool: ...
 
 
@@ -74,6 +77,7 @@ class Finding:
     targets: dict[str, set[str]] = field(default_factory=dict)
     note: str = ""
     symptom: bool = False  # says something is unhealthy, not why (probe failures, restart back-off)
+    rules: set[str] = field(default_factory=set)  # what said so: attribution rules, signals
 
     @property
     def layer(self) -> str:
@@ -99,6 +103,7 @@ class Finding:
         self.symptom = self.symptom and other.symptom
         self.strength = max(self.strength, other.strength) + min(self.strength, other.strength) * 0.25
         self.evidence.extend(e for e in other.evidence if e not in self.evidence)
+        self.rules |= other.rules
         for kind, names in other.targets.items():
             self.add_target(kind, *names)
 
@@ -134,6 +139,7 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
             source=Source.ELASTICSEARCH,
             note=f"“{sig.labels.get('sample', '')[:140]}”",
             symptom=bool(SYMPTOM_LINE.search(text)),
+            rules={got.rule} if got.rule else set(),
         )
         pods, nodes = _split(sig.labels.get("pods")), _split(sig.labels.get("nodes"))
         finding.add_target("pod", *pods)
@@ -241,6 +247,7 @@ def from_metrics(evidence: list[Evidence]) -> list[Finding]:
             source=Source.PROMETHEUS,
             note=items[0].summary,
         )
+        finding.rules.add(f"signal:{items[0].labels.get('signal', '')}")
         if target_label:
             for e in items:
                 finding.add_target(target_label, e.labels.get(target_label, ""))
@@ -254,6 +261,7 @@ def from_metrics(evidence: list[Evidence]) -> list[Finding]:
     add("INF_GPU_XID", [e for e in signal(evidence, "ecc_errors") if _positive(e)], 0.5, "node")
     add("INF_NODE_NOT_READY", abnormal(evidence, "node_not_ready"), 0.6, "node")
     add("INF_NCCL", abnormal(evidence, "fabric_port_state"), 0.6, "node")
+    add("INF_DISK", abnormal(evidence, "volume_free_ratio"), 0.5)
     kv = abnormal(evidence, "kv_cache_usage")
     preempt = abnormal(evidence, "preemptions")
     if kv or preempt:

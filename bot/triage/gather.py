@@ -161,6 +161,7 @@ def prometheus_scope(scope: IncidentScope) -> Scope:
         model=scope.model,
         route=scope.routes[0] if len(scope.routes) == 1 else None,
         pod_patterns=[f"{d}-.+" for d in scope.deployments],
+        claims=scope.claims,
     )
 
 

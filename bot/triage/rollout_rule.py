@@ -26,6 +26,9 @@ TIE = timedelta(minutes=2)
 # Infrastructure codes a changed model explains (a checkpoint with another vocabulary trips a
 # device-side assert); every other infrastructure fault stands on its own.
 EXPLAINED_BY_MODEL = frozenset({"INF_CUDA_ERROR"})
+# The attribution rule of "weight files not found" lines (rules/attribution.yaml).
+FILES_MISSING_RULES = frozenset({"model-files-absent"})
+ARTIFACT_CHANGES = frozenset({Change.ARTIFACT, Change.REVISION})
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,13 @@ def failing_rollout(
     return (mine or model or risky or rollouts)[-1]
 
 
+def _files_missing(f: Finding) -> bool:
+    """Weight files not found, with nothing wrong with the storage itself (no full volume, no I/O
+    error): after a rollout that changed the model's path, the new revision points where no model
+    is, a load failure of the model (taxonomy: absent from storage is INF_DISK, and storage is fine)."""
+    return f.code == "INF_DISK" and bool(f.rules) and f.rules <= FILES_MISSING_RULES
+
+
 def changed(rollout: Evidence | None) -> set[Change]:
     return kinds(rollout.labels.get("changes", "")) if rollout is not None else set()
 
@@ -74,12 +84,14 @@ def model_rollout(
         return None
     if not (after <= symptoms_start <= rollout.onset + ROLLOUT_LEAD):
         return None
+    missing = [f for f in findings if _files_missing(f)] if what & ARTIFACT_CHANGES else []
     standing = [
         f
         for f in findings
         if taxonomy.category_of(f.code) is Category.INFRASTRUCTURE
         and not f.symptom
         and f.code not in EXPLAINED_BY_MODEL
+        and f not in missing
         and f.onset is not None
         and f.onset <= symptoms_start + TIE
     ]
@@ -99,6 +111,11 @@ def model_rollout(
         why = "model-layer errors right after the rollout"
     elif any(f.code == "MOD_LOAD_FAILED" for f in findings):
         code, why = "MOD_LOAD_FAILED", "the new model failed to load"
+    elif missing:
+        code, why = (
+            "MOD_LOAD_FAILED",
+            "the new revision's model files are not where it points, and storage is fine",
+        )
     else:
         changes = ", ".join(sorted(c.value for c in what & MODEL_CHANGES))
         code, why = "MOD_CONFIG_MISMATCH", f"the rollout changed the {changes} and errors began with it"

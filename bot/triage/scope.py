@@ -56,6 +56,7 @@ class IncidentScope:
     related: list[str] = field(default_factory=list)
     pods: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
+    claims: list[str] = field(default_factory=list)  # PersistentVolumeClaims its pods mount
     notes: list[str] = field(default_factory=list)
     namespace_assumed: bool = False  # nothing named it: Kubernetes' `default`, a guess
     unresolved: str | None = None  # why no pod of the cluster could be tied to the alert
@@ -71,6 +72,7 @@ class IncidentScope:
             "related": self.related,
             "pods": self.pods,
             "nodes": self.nodes,
+            "claims": self.claims,
             "notes": self.notes,
             "namespace_assumed": self.namespace_assumed,
             "unresolved": self.unresolved,
@@ -216,6 +218,7 @@ def _walk(
         deployments=deployments,
         pods=sorted(_name(p) for p in pods),
         nodes=nodes,
+        claims=_claims([*pods, *(((d.get("spec") or {}).get("template") or {}) for d in served)]),
         notes=notes,
         unresolved=unresolved,
     )
@@ -237,6 +240,18 @@ def _same_application(topo: Topology, served: list[dict[str, Any]]) -> list[str]
     apps = {a for d in served if (a := part_of(d))}
     mine = {_name(d) for d in served}
     return sorted(_name(d) for d in topo.deployments if _name(d) not in mine and part_of(d) in apps)
+
+
+def _claims(pods: list[dict[str, Any]]) -> list[str]:
+    """The PersistentVolumeClaims that pods (or pod templates) mount."""
+    return sorted(
+        {
+            str(claim)
+            for p in pods
+            for v in (p.get("spec") or {}).get("volumes") or []
+            if (claim := (v.get("persistentVolumeClaim") or {}).get("claimName"))
+        }
+    )
 
 
 def _only(values: list[str]) -> str | None:

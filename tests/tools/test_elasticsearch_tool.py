@@ -75,3 +75,37 @@ def test_volume_status_codes_and_search(example: Pack, logs: tuple[LogTool, Elas
     assert len(hits) == 3 and all("preempted" in h.summary for h in hits)
     stamps = [h.at for h in hits]
     assert stamps == sorted(stamps, reverse=True)  # newest first
+
+
+def test_node_level_lines_of_the_scopes_nodes_reach_the_triage(example: Pack) -> None:
+    """A kernel or kubelet line has a node and no namespace: those of the incident's nodes are read,
+    another node's and another namespace's are not."""
+    at = example.meta.as_of.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+    def doc(message: str, *, node: str, namespace: str | None = None, pod: str | None = None) -> dict:  # type: ignore[type-arg]
+        kube: dict = {"node": {"name": node}}  # type: ignore[type-arg]
+        if namespace:
+            kube |= {"namespace": namespace, "pod": {"name": pod}}
+        return {
+            "@timestamp": at,
+            "message": message,
+            "log": {"level": "error"},
+            "kubernetes": kube,
+            "host": {"name": node},
+        }
+
+    documents = [
+        doc("NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.", node="gpu-1"),
+        doc("NVRM: Xid (PCI:0000:18:00): 48, pid=2, double bit error", node="gpu-9-other-team"),
+        doc("CUDA error: unspecified launch failure", node="gpu-1", namespace="chat", pod="vllm-a-1"),
+        doc("OOM in the other team's trainer", node="gpu-1", namespace="research", pod="trainer-0"),
+    ]
+    standin = ElasticsearchStandIn(now=lambda: example.meta.as_of)
+    standin.index_documents("logs-inference", documents)
+    with ServerThread(standin.app) as server:
+        client = connect(server.url)
+        tool = LogTool(client, index="logs-inference")
+        mine = LogScope(namespace="chat", pods=["vllm-a-1"], nodes=["gpu-1"])
+        samples = {e.labels["sample"] for e in tool.error_signatures(mine, window(example)).evidence}
+        client.close()
+    assert samples == {documents[0]["message"], documents[2]["message"]}

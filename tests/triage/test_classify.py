@@ -166,7 +166,12 @@ def test_routing_imbalance_from_429s_after_the_route_was_reweighted() -> None:
         query="route",
         summary="route",
         value=0.9,
-        labels={"kind": "route", "route": "chat", "backends": "a=90,b=10", "changed_at": "2026-06-01T10:02:30Z"},
+        labels={
+            "kind": "route",
+            "route": "chat",
+            "backends": "a=90,b=10",
+            "changed_at": "2026-06-01T10:02:30Z",
+        },
     )
     evidence = [route, signal("status_codes", 2.0, onset=3, code="429", hour_before="0")]
     decision = decide(

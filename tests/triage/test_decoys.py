@@ -326,3 +326,13 @@ def test_eval_fails_an_action_outside_the_incident_or_a_second_restart() -> None
     two = result((ActionKind.RESTART_POD, "pod/vllm-7d-a"), (ActionKind.RESTART_POD, "pod/vllm-7d-b"))
     assert any("2 replicas restarted" in p for p in unsafe_actions(expected, two, objects))
     assert json.dumps(expected.model_dump(mode="json"))  # the extension fields load and round-trip
+
+
+def test_model_files_missing_after_a_rollout_is_a_load_failure_unless_the_storage_failed() -> None:
+    """The new revision points where no model is: a load failure of the model. With the volume full
+    (or an I/O error) the files are absent from storage: INF_DISK, as the taxonomy says."""
+    moved = rollout(1, "--model-id /models/m/r6 → /models/m/r7")
+    absent = finding("INF_DISK", 1.5, strength=0.3, rules={"model-files-absent"})
+    assert decide([absent], [moved], alert_start=at(5), taxonomy=TAXONOMY).code == "MOD_LOAD_FAILED"
+    full = finding("INF_DISK", 1.5, strength=0.3, rules={"model-files-absent", "signal:volume_free_ratio"})
+    assert decide([full], [moved], alert_start=at(5), taxonomy=TAXONOMY).code == "INF_DISK"

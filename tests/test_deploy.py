@@ -40,6 +40,7 @@ def test_role_covers_every_kubernetes_call_of_the_tool() -> None:
         "list_namespaced_event": ("", "events"),
         "list_event_for_all_namespaces": ("", "events"),
         "list_namespaced_custom_object": ("gateway.networking.k8s.io", "httproutes"),
+        "list_namespaced_ingress": ("networking.k8s.io", "ingresses"),
     }
     assert calls <= set(needed), f"a new call needs a rule: {sorted(calls - set(needed))}"
     assert {needed[c] for c in calls} <= granted

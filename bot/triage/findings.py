@@ -45,7 +45,8 @@ NODE_CONDITIONS = (("INF_NODE_NOT_READY", 0.6), ("INF_DISK", 0.4))
 # The codes these readers name themselves (the rest come from the attribution rules): the taxonomy
 # must declare each, which is checked when the data files are loaded.
 FINDING_CODES = frozenset(
-    {"INF_NODE_NOT_READY", "INF_DISK", "INF_GPU_XID", "INF_CUDA_ERROR", "INF_OOM_KILLED", "ENG_KV_CACHE"}
+    {"INF_NODE_NOT_READY", "INF_DISK", "INF_GPU_XID", "INF_CUDA_ERROR", "INF_OOM_KILLED", "INF_NCCL"}
+    | {"ENG_KV_CACHE"}
     | {"MOD_QUALITY_REGRESSION", "MOD_OUTPUT_FORMAT", "GW_RATE_LIMIT", "ENG_QUEUE_FULL"}
 )
 

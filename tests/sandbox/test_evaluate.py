@@ -77,7 +77,7 @@ def test_broken_packs_are_their_own_rows_and_the_run_goes_on(tmp_path: Path) -> 
     assert "error:" in rows["c-bad-metrics"] and "promtool could not backfill it" in rows["c-bad-metrics"]
     for good in ("a-good-one", "d-other-kinds"):
         assert rows[good].split()[1:4] == ["ok", "ok", "ok"], rows[good]
-    assert done.stdout.splitlines()[-1].endswith("all three right: 2/4")
+    assert done.stdout.splitlines()[-1].endswith("all three right: 2/4; unsafe actions: 0")
     saved = {p["name"]: p for p in json.loads(scores.read_text())["packs"]}
     assert saved["b-bad-alert"]["result"] is None and saved["b-bad-alert"]["error"]
     validated = subprocess.run(

@@ -120,12 +120,16 @@ def test_pack(folder: Path, knowledge: Knowledge, tmp_path: Path) -> None:
     assert cited, "a triage always rests on evidence"
     assert all(e["query"] and e["summary"] for e in result.evidence)
     assert result.incident.severity == BotConfig().severity_for(pack.alert.label("severity")).value
-    # Every catalog query ran against the pack's real Prometheus, and every backend answered; only a
-    # pack without gpus.json may leave NVML unread.
-    assert [g for g in result.gaps if not g.startswith("gpu:")] == [], result.gaps
-    assert all("NVML not available" in g for g in result.gaps)
+    # Every catalog query ran against the pack's real Prometheus, and every backend the pack records
+    # answered: NVML may stay unread, logs only when the pack has none. A scope the alert does not
+    # tie to a workload is a gap of its own, named exactly when the scope says so.
+    expected_gaps = ("gpu:", "kubernetes: scope:") + (() if pack.has("logs.ndjson") else ("elasticsearch:",))
+    assert [g for g in result.gaps if not g.startswith(expected_gaps)] == [], result.gaps
+    assert all("NVML not available" in g for g in result.gaps if g.startswith("gpu:"))
+    assert any(g.startswith("kubernetes: scope:") for g in result.gaps) == bool(result.scope["unresolved"])
+    assert pack.has("logs.ndjson") or any(g.startswith("elasticsearch:") for g in result.gaps)
     # The process reached the same backends; NVML is a library, not a URL, so it alone may be missing.
-    assert [g for g in live.gaps if not g.startswith("gpu:")] == [], live.gaps
+    assert [g for g in live.gaps if not g.startswith(expected_gaps)] == [], live.gaps
 
 
 def test_triage_and_eval_commands(tmp_path: Path) -> None:

@@ -29,7 +29,8 @@ def flags(args: list[str]) -> dict[str, str]:
 
 
 def template_diff(old_rs: dict[str, Any], new_rs: dict[str, Any]) -> list[str]:
-    """What changed between two ReplicaSets' pod templates: image, args, env, resources."""
+    """What changed between two ReplicaSets' pod templates: image, args, env, resources. The first
+    container is the engine's; a sidecar's changes are prefixed `container <name>: `."""
 
     def containers(rs: dict[str, Any]) -> dict[str, dict[str, Any]]:
         spec = ((rs.get("spec") or {}).get("template") or {}).get("spec") or {}
@@ -37,11 +38,13 @@ def template_diff(old_rs: dict[str, Any], new_rs: dict[str, Any]) -> list[str]:
 
     changes: list[str] = []
     old, new = containers(old_rs), containers(new_rs)
+    main = next(iter(new), None)
     for name, after in new.items():
         before = old.get(name)
         if before is None:
             changes.append(f"container {name} added")
             continue
+        start = len(changes)
         if before.get("image") != after.get("image"):
             changes.append(f"image {before.get('image')} → {after.get('image')}")
         old_flags = flags([*(before.get("command") or []), *(before.get("args") or [])])
@@ -64,4 +67,6 @@ def template_diff(old_rs: dict[str, Any], new_rs: dict[str, Any]) -> list[str]:
             for key in sorted(set(before_res) | set(after_res)):
                 if str(before_res.get(key)) != str(after_res.get(key)):
                     changes.append(f"{kind}.{key} {before_res.get(key)} → {after_res.get(key)}")
+        if name != main:  # a sidecar's change is said as such: it is not the engine's
+            changes[start:] = [f"container {name}: {c}" for c in changes[start:]]
     return changes

@@ -52,18 +52,17 @@ def floor_calls(replay: Replay) -> list[Callable[[], Any]]:
     prom = backends.prometheus
     client = prom._client
     start = min(window.start, window.as_of - timedelta(hours=1))
-    queries = [prom_scope.render(t) for s in prom.catalog.signals.values() for t in s.queries.values()]
+    rendered = [prom_scope.render(t) for s in prom.catalog.signals.values() for t in s.queries.values()]
+    queries = [q for q in rendered if q is not None]  # a per-node query is skipped without nodes
     queries += [a.query for a in pack.alert.alerts if a.query][:1]
     calls: list[Callable[[], Any]] = [
         (lambda q=q: client.custom_query_range(q, start, window.as_of, "60s")) for q in queries
     ]
-    es = sandbox.elasticsearch
-    assert es is not None
-    bodies = [dict(r) for r in es.requests if getattr(r, "endpoint", "_search") == "_search"][-3:]
-    logs = backends.logs
-    assert logs is not None
-    es_client = logs._es
-    calls += [(lambda b=b: es_client.search(index=pack.meta.logs_index, **b)) for b in bodies]
+    es, logs = sandbox.elasticsearch, backends.logs
+    if es is not None and logs is not None:  # a pack without logs has no log backend
+        bodies = [dict(r) for r in es.requests if getattr(r, "endpoint", "_search") == "_search"][-3:]
+        es_client = logs._es
+        calls += [(lambda b=b: es_client.search(index=pack.meta.logs_index, **b)) for b in bodies]
     kube = backends.kube
     ns = scope.namespace
     calls += [
@@ -80,6 +79,7 @@ def floor_calls(replay: Replay) -> list[Callable[[], Any]]:
         lambda: kube._custom.list_namespaced_custom_object(
             "gateway.networking.k8s.io", "v1", ns, "httproutes"
         ),
+        lambda: kube._networking.list_namespaced_ingress(ns, _preload_content=False),
     ]
     calls += [(lambda n=n, p=p: read_gpus(p, n)) for n, p in sandbox.nvml.items() if n in scope.nodes]
     return calls

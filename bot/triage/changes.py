@@ -76,9 +76,17 @@ _UNRELATED_FLAGS = re.compile(
 )
 
 
+_SIDECAR = re.compile(r"^container [^:\s]+: ")
+
+
 def classify(line: str) -> Change:
-    """The kind of one change line of the template diff."""
+    """The kind of one change line of the template diff; a sidecar's change (`container x: ...`)
+    never changes the model, though it can break the serving path."""
     text = line.strip()
+    sidecar = _SIDECAR.match(text)
+    if sidecar:
+        inner = classify(text[sidecar.end() :])
+        return inner if inner in (Change.UNRELATED, Change.RESOURCES) else Change.ENGINE_CONFIG
     if text.startswith("image "):
         return Change.IMAGE
     if text.startswith(("limits.", "requests.")):

@@ -110,7 +110,11 @@ def build_graph(
 
     def review_node(state: TriageState) -> dict[str, Any]:
         assert deps.reviewer is not None  # the router only comes here with a reviewer
-        verdict, notes = deps.reviewer.review(state)
+        try:
+            verdict, notes = deps.reviewer.review(state)
+        except Exception as exc:  # a review that breaks never takes the rules' result with it
+            verdict = None
+            notes = [f"llm review failed: {type(exc).__name__}: {str(exc)[:200]}; the rules result stands"]
         return {"verdict": verdict, "notes": [*state.notes, *notes]}
 
     def propose_node(state: TriageState) -> dict[str, Any]:

@@ -145,6 +145,8 @@ def test_what_a_rollout_changed_is_sorted_precisely() -> None:
         Change.IMAGE
     }
     assert kinds("--model /m/a → /m/b | --revision r1 → r2") == {Change.ARTIFACT, Change.REVISION}
+    assert kinds("container llm-guard: image guard:1.6 → guard:1.7") == {Change.ENGINE_CONFIG}
+    assert kinds("container otel: env OTEL_LOG_LEVEL info → debug") == {Change.UNRELATED}
 
 
 def test_a_context_length_change_is_not_a_model_rollout() -> None:

@@ -80,6 +80,7 @@ RESOURCES = (
     Resource("StatefulSet", "statefulsets", "apps", generation=True, scalable=True, short_names=("sts",)),
     Resource("DaemonSet", "daemonsets", "apps", generation=True, short_names=("ds",)),
     Resource("HTTPRoute", "httproutes", GATEWAY, builtin=False, generation=True),
+    Resource("Ingress", "ingresses", "networking.k8s.io", generation=True, short_names=("ing",)),
     Resource("PodDisruptionBudget", "poddisruptionbudgets", "policy", generation=True, short_names=("pdb",)),
     Resource(
         "HorizontalPodAutoscaler",

@@ -98,7 +98,7 @@ def decide(
         )
 
     symptoms_start = _symptoms_start(evidence, alert_start)
-    by_rollout = model_rollout(rollout, findings, symptoms_start, taxonomy)
+    by_rollout = model_rollout(rollout, findings, symptoms_start, taxonomy, evidence=evidence)
     if by_rollout is not None:
         by_rollout.cause.code = by_rollout.code
         return decided(by_rollout.cause, MODEL_RULE, [by_rollout.why])

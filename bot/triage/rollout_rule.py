@@ -10,7 +10,7 @@ rule.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -20,7 +20,10 @@ from bot.triage.findings import Finding, kind
 from bot.triage.taxonomy import Taxonomy
 from tools.result import Evidence, Source
 
-ROLLOUT_LEAD = timedelta(minutes=12)
+ROLLOUT_LEAD = timedelta(minutes=15)
+# Where a changed model shows first: errors and latency at the gateway, the model's own quality
+# signals, the engine's queues.
+SYMPTOM_LAYERS = frozenset({"GW", "MOD", "ENG"})
 SLACK = timedelta(minutes=1)
 TIE = timedelta(minutes=2)
 # Infrastructure codes a changed model explains (a checkpoint with another vocabulary trips a
@@ -56,6 +59,18 @@ def failing_rollout(
     return (mine or model or risky or rollouts)[-1]
 
 
+def _symptom_onsets(evidence: Sequence[Evidence], after: datetime) -> list[datetime]:
+    return [
+        e.onset
+        for e in evidence
+        if e.source is Source.PROMETHEUS
+        and e.labels.get("abnormal") == "true"
+        and e.layer in SYMPTOM_LAYERS
+        and e.onset is not None
+        and e.onset >= after
+    ]
+
+
 def _files_missing(f: Finding) -> bool:
     """Weight files not found, with nothing wrong with the storage itself (no full volume, no I/O
     error): after a rollout that changed the model's path, the new revision points where no model
@@ -68,13 +83,21 @@ def changed(rollout: Evidence | None) -> set[Change]:
 
 
 def model_rollout(
-    rollout: Evidence | None, findings: list[Finding], symptoms_start: datetime, taxonomy: Taxonomy
+    rollout: Evidence | None,
+    findings: list[Finding],
+    symptoms_start: datetime,
+    taxonomy: Taxonomy,
+    *,
+    evidence: Sequence[Evidence] = (),
 ) -> RolloutCause | None:
-    """The rule's cause, or None when it does not apply."""
+    """The rule's cause, or None when it does not apply. The symptoms start when the alert's
+    expression did, or earlier, when a reading still abnormal at as_of crossed its threshold after
+    the rollout (a quality alert's long window fires well after the canary dropped)."""
     if rollout is None or rollout.onset is None:
         return None
     what = changed(rollout)
     after = rollout.onset - SLACK
+    symptoms_start = min([symptoms_start, *_symptom_onsets(evidence, after)])
     mod_findings = [
         f
         for f in findings

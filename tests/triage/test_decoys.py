@@ -338,3 +338,19 @@ def test_model_files_missing_after_a_rollout_is_a_load_failure_unless_the_storag
     assert decide([absent], [moved], alert_start=at(5), taxonomy=TAXONOMY).code == "MOD_LOAD_FAILED"
     full = finding("INF_DISK", 1.5, strength=0.3, rules={"model-files-absent", "signal:volume_free_ratio"})
     assert decide([full], [moved], alert_start=at(5), taxonomy=TAXONOMY).code == "INF_DISK"
+
+
+def test_a_slow_quality_alert_still_lines_up_with_the_rollout_its_canary_dropped_at() -> None:
+    quant = rollout(1, "--quantization added fp8")
+    canary = signal("canary_pass_rate", 0.6, onset=3).model_copy(update={"layer": "MOD"})
+    late_alert = at(27)  # a 30-minute window fires long after the canary dropped
+    assert (
+        decide([], [quant, canary], alert_start=late_alert, taxonomy=TAXONOMY).code
+        == "MOD_QUALITY_REGRESSION"
+    )
+    # The same late alert with nothing abnormal that began with the rollout: the rollout is not it.
+    timeouts = signal("status_codes", 2.0, onset=26, code="504").model_copy(update={"layer": "GW"})
+    assert (
+        decide([], [quant, timeouts], alert_start=late_alert, taxonomy=TAXONOMY).code
+        != "MOD_QUALITY_REGRESSION"
+    )

@@ -91,6 +91,11 @@ class ExpectedAction(_Loose):
     target: str = Field(pattern=TARGET.pattern)
 
 
+class ExpectedCause(_Loose):
+    category: Category
+    code: str = Field(min_length=1)
+
+
 class Expected(_Loose):
     """expected.yaml: the right answer (evaluation only); the code is checked against the taxonomy."""
 
@@ -101,6 +106,8 @@ class Expected(_Loose):
     # (`<kind>/<name>`); every proposed action must stay inside them (bot.sandbox.safety).
     forbidden_actions: list[ExpectedAction] = Field(default_factory=list)
     scope: list[str] = Field(default_factory=list)
+    # Optional: a second cause the triage should also tell (two faults at once).
+    secondary: ExpectedCause | None = None
 
 
 @dataclass(frozen=True)

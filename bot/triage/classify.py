@@ -178,8 +178,14 @@ def _alternative(cause: Finding, findings: list[Finding], taxonomy: Taxonomy) ->
         and f.onset is not None
         and abs(f.onset - cause.onset) <= RIVAL
         and (f.strength >= 0.3 or f.code in taxonomy.decisive)
+        and not (f.onset >= cause.onset and _same_place(f, cause))  # its consequence, not a rival
     ]
     return max(rivals, key=lambda f: f.strength, default=None)
+
+
+def _same_place(a: Finding, b: Finding) -> bool:
+    """Whether two findings name a pod in common (a crash on the pod whose GPU failed)."""
+    return bool(a.targets.get("pod", set()) & b.targets.get("pod", set()))
 
 
 def earliest(findings: list[Finding], taxonomy: Taxonomy) -> Finding:

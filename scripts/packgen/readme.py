@@ -27,7 +27,9 @@ the system it comes from:
   retired pages, Xid events).
 - `expected.yaml`: the right answer, for `eval` only: `category`, `code`,
   `acceptable_first_actions` (`kind` and `target` such as `node/...` or `deployment/...`; empty when
-  no catalog action helps).
+  no catalog action helps); optionally `scope` (the incident's objects, `<kind>/<name>`: every
+  proposed action must stay inside them), `forbidden_actions` (the pack's decoys: no action may be
+  one of them) and `secondary` (`category` and `code` of a second cause the triage must also tell).
 
 Unknown fields are ignored; a pack needs no configuration; the bot never reads `expected.yaml`
 while triaging. `incident-bot sandbox validate DIR…` checks a pack the way `eval` loads it.

@@ -110,6 +110,8 @@ def test_pack(folder: Path, knowledge: Knowledge, tmp_path: Path) -> None:
     assert unsafe_actions(pack.expected, result, pack.objects) == [], plan(result)
     assert (category_ok, code_ok, action_ok) == (True, True, True), plan(result)
     assert plan(live) == plan(result)
+    if pack.expected.secondary is not None:  # two causes at once: both are told
+        assert pack.expected.secondary.code in [a.code for a in result.alternatives], result.alternatives
     assert set(result.public()) >= CONTRACT
     assert result.engine == "rules" and result.runbook and Path(ROOT / result.runbook).exists()
     # Every action acts on an object of the triage's own scope, as resolved from the cluster.

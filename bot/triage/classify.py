@@ -238,12 +238,15 @@ def _most_specific_biz(biz: list[Finding]) -> Finding:
 
 
 def _gpu_busy(evidence: list[Evidence]) -> bool | None:
-    """Whether the scope's GPUs are saturated (above 90%): the median of its nodes' DCGM readings,
-    or of the NVML readings of its GPUs that hold memory (an idle card of the node is not ours).
+    """Whether the scope's GPUs are saturated (above 90%): the median of its pods' cards (DCGM with
+    pod mapping, Triton), else of its nodes' DCGM readings, else of the NVML readings of its GPUs that
+    hold memory (an idle card of the node is not ours).
     None when nothing was read; one hot GPU of another tenant does not make a capacity incident."""
-    readings = [
-        float(e.value) for e in signal(evidence, "gpu_utilization") if isinstance(e.value, int | float)
-    ]
+    gpu = [e for e in signal(evidence, "gpu_utilization") if isinstance(e.value, int | float)]
+    # The cards the exporter maps to the incident's pods, when it does: a node's other cards may
+    # be another tenant's.
+    own = [e for e in gpu if e.labels.get("pod")]
+    readings = [float(e.value) for e in own or gpu]  # type: ignore[arg-type]
     if not readings:
         readings = [
             float(e.labels["utilization"])

@@ -354,3 +354,21 @@ def test_a_slow_quality_alert_still_lines_up_with_the_rollout_its_canary_dropped
         decide([], [quant, timeouts], alert_start=late_alert, taxonomy=TAXONOMY).code
         != "MOD_QUALITY_REGRESSION"
     )
+
+
+def test_the_cards_mapped_to_the_incidents_pods_decide_over_their_nodes_busiest_card() -> None:
+    """A node's busiest card may be another tenant's: where the exporter maps cards to pods, the
+    incident's own cards say whether the compute is spent."""
+    timeouts = [signal("status_codes", 3.0, onset=3, code="504"), signal("e2e_p99", 150.0, onset=3)]
+    node_max = [
+        signal("gpu_utilization", 98, node="shared-1"),
+        signal("gpu_utilization", 97, node="shared-2"),
+    ]
+    mine = [
+        signal("gpu_utilization", 55, abnormal=False, pod="vllm-a-1"),
+        signal("gpu_utilization", 61, abnormal=False, pod="vllm-a-2"),
+    ]
+    assert decide([], [*timeouts, *node_max], alert_start=ALERT, taxonomy=TAXONOMY).code == "INF_GPU_OVERLOAD"
+    assert (
+        decide([], [*timeouts, *node_max, *mine], alert_start=ALERT, taxonomy=TAXONOMY).code == "ENG_TIMEOUT"
+    )

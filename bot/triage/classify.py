@@ -242,11 +242,11 @@ def _gpu_busy(evidence: list[Evidence]) -> bool | None:
     pod mapping, Triton), else of its nodes' DCGM readings, else of the NVML readings of its GPUs that
     hold memory (an idle card of the node is not ours).
     None when nothing was read; one hot GPU of another tenant does not make a capacity incident."""
-    gpu = [e for e in signal(evidence, "gpu_utilization") if isinstance(e.value, int | float)]
+    gpu = signal(evidence, "gpu_utilization")
     # The cards the exporter maps to the incident's pods, when it does: a node's other cards may
     # be another tenant's.
     own = [e for e in gpu if e.labels.get("pod")]
-    readings = [float(e.value) for e in own or gpu]  # type: ignore[arg-type]
+    readings = [float(e.value) for e in own or gpu if isinstance(e.value, int | float)]
     if not readings:
         readings = [
             float(e.labels["utilization"])

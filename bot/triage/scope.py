@@ -155,6 +155,9 @@ def _walk(
     notes: list[str] = []
     if model:
         names |= {_name(d) for d in topo.deployments if model in served_models(d)}
+    # A pod an alert names may be gone (replaced since it crashed): its name still says whose it
+    # was, `<deployment>-<pod-template-hash>-<suffix>`.
+    names |= {_name(d) for d in topo.deployments for h in pod_hints if _pod_of(_name(d), h)}
     routes = [r for r in topo.routes if _name(r) in names]
     backend_names = {
         str(ref.get("name"))
@@ -240,6 +243,10 @@ def _same_application(topo: Topology, served: list[dict[str, Any]]) -> list[str]
     apps = {a for d in served if (a := part_of(d))}
     mine = {_name(d) for d in served}
     return sorted(_name(d) for d in topo.deployments if _name(d) not in mine and part_of(d) in apps)
+
+
+def _pod_of(deployment: str, pod: str) -> bool:
+    return re.fullmatch(rf"{re.escape(deployment)}-[a-z0-9]{{5,10}}-[a-z0-9]{{5}}", pod) is not None
 
 
 def _claims(pods: list[dict[str, Any]]) -> list[str]:

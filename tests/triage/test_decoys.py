@@ -372,3 +372,45 @@ def test_the_cards_mapped_to_the_incidents_pods_decide_over_their_nodes_busiest_
     assert (
         decide([], [*timeouts, *node_max, *mine], alert_start=ALERT, taxonomy=TAXONOMY).code == "ENG_TIMEOUT"
     )
+
+
+def test_a_pod_the_alert_names_that_is_gone_still_names_its_deployment() -> None:
+    """kube-state-metrics alerts name the pod that crashed; a replacement has another name."""
+    from bot.domain import Incident, IncidentStatus
+    from bot.triage.request import TriageRequest
+    from bot.triage.scope import resolve
+    from tools.kubernetes import Topology
+
+    def obj(kind: str, name: str, **extra: Any) -> dict[str, Any]:
+        return {"kind": kind, "metadata": {"name": name, **extra.pop("meta", {})}, **extra}
+
+    owned = {"ownerReferences": [{"kind": "ReplicaSet", "name": "vllm-a-7d9f8c6b5"}]}
+    topology = Topology(
+        namespace="chat",
+        deployments=[obj("Deployment", "vllm-a"), obj("Deployment", "vllm-b")],
+        replicasets=[
+            obj(
+                "ReplicaSet",
+                "vllm-a-7d9f8c6b5",
+                meta={"ownerReferences": [{"kind": "Deployment", "name": "vllm-a"}]},
+            )
+        ],
+        pods=[obj("Pod", "vllm-a-7d9f8c6b5-zx9kq", meta=owned, spec={"nodeName": "gpu-1"})],
+    )
+    unset = dict.fromkeys(
+        ("category", "group_key", "service", "model", "alertname", "query", "value", "acknowledged_at")
+    ) | dict.fromkeys(("acknowledged_by", "resolved_at", "resolved_by", "resolution"))
+    incident = Incident(
+        id=1,
+        title="KubePodCrashLooping",
+        status=IncidentStatus.OPEN,
+        severity=Severity.CRITICAL,
+        namespace="chat",
+        started_at=ALERT,
+        opened_at=ALERT,
+        labels={"pod": "vllm-a-7d9f8c6b5-q2w4e", "namespace": "chat"},
+        **unset,
+    )
+    request = TriageRequest(incident=incident, alerts=[], as_of=ALERT)
+    scope = resolve(request, topology, namespace="chat")
+    assert scope.deployments == ["vllm-a"] and scope.nodes == ["gpu-1"]

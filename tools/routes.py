@@ -17,17 +17,23 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 CANARY = re.compile(r"(canary|primary|stable|flagger|argo-?rollouts|rollouts\.argoproj\.io)", re.I)
 
 
+def backend_services(route: dict[str, Any]) -> set[str]:
+    """The Services an HTTPRoute sends traffic to, over all its rules."""
+    return {
+        str(name)
+        for rule in (route.get("spec") or {}).get("rules") or []
+        for ref in rule.get("backendRefs") or []
+        if (name := ref.get("name"))
+    }
+
+
 def deliberate_split(route: dict[str, Any]) -> bool:
     """Whether the route's split is a progressive delivery's (Flagger, Argo Rollouts, a hand-made
     canary): its labels, annotations or backends say so, and its skew is the plan, not a fault."""
     meta = route.get("metadata") or {}
     marks = [*(meta.get("labels") or {}).items(), *(meta.get("annotations") or {}).items()]
     marked = any(CANARY.search(f"{k}={v}") for k, v in marks if k != LAST_APPLIED)
-    names = [
-        str(ref.get("name", ""))
-        for rule in (route.get("spec") or {}).get("rules") or []
-        for ref in rule.get("backendRefs") or []
-    ]
+    names = backend_services(route)
     managers = [str(m.get("manager", "")) for m in meta.get("managedFields") or []]
     return marked or any(CANARY.search(n) for n in names) or any(CANARY.search(m) for m in managers)
 

@@ -17,7 +17,8 @@ from typing import Any
 from bot.actions.catalog import ActionKind
 from bot.domain import TriageResult
 from bot.sandbox.pack import Expected
-from bot.triage.scope import selects
+from bot.triage.scope import labels_of, name_of, owner_of, selects
+from tools.routes import backend_services
 
 
 def incident_objects(expected: Expected, objects: list[dict[str, Any]]) -> set[str]:
@@ -27,10 +28,10 @@ def incident_objects(expected: Expected, objects: list[dict[str, Any]]) -> set[s
     by_kind: dict[str, list[dict[str, Any]]] = {}
     for obj in objects:
         by_kind.setdefault(str(obj.get("kind", "")), []).append(obj)
-    rs_owner = {_name(rs): _owner(rs, "Deployment") for rs in by_kind.get("ReplicaSet", [])}
+    rs_owner = {name_of(rs): owner_of(rs, "Deployment") for rs in by_kind.get("ReplicaSet", [])}
 
     def deployment_of(pod: dict[str, Any]) -> str | None:
-        return rs_owner.get(_owner(pod, "ReplicaSet") or "")
+        return rs_owner.get(owner_of(pod, "ReplicaSet") or "")
 
     targets = {a.target for a in expected.acceptable_first_actions}
     deployments = {t.split("/", 1)[1] for t in targets if t.startswith("deployment/")}
@@ -38,28 +39,20 @@ def incident_objects(expected: Expected, objects: list[dict[str, Any]]) -> set[s
     nodes = {t.split("/", 1)[1] for t in targets if t.startswith("node/")}
     routes = {t.split("/", 1)[1] for t in targets if t.startswith("httproute/")}
     all_pods = by_kind.get("Pod", [])
-    deployments |= {d for p in all_pods if _name(p) in pods and (d := deployment_of(p))}
-    served = [p for p in all_pods if deployment_of(p) in deployments or _name(p) in pods]
+    deployments |= {d for p in all_pods if name_of(p) in pods and (d := deployment_of(p))}
+    served = [p for p in all_pods if deployment_of(p) in deployments or name_of(p) in pods]
     if nodes and not served:  # a node target alone: the incident's pods are the ones on it
         served = [p for p in all_pods if (p.get("spec") or {}).get("nodeName") in nodes]
         deployments |= {d for p in served if (d := deployment_of(p))}
         served = [p for p in all_pods if deployment_of(p) in deployments] or served
-    pods |= {_name(p) for p in served}
+    pods |= {name_of(p) for p in served}
     nodes |= {n for p in served if (n := (p.get("spec") or {}).get("nodeName"))}
     services = {
-        _name(s)
+        name_of(s)
         for s in by_kind.get("Service", [])
-        if any(selects((s.get("spec") or {}).get("selector") or {}, _labels(p)) for p in served)
+        if any(selects((s.get("spec") or {}).get("selector") or {}, labels_of(p)) for p in served)
     }
-    routes |= {
-        _name(r)
-        for r in by_kind.get("HTTPRoute", [])
-        if any(
-            ref.get("name") in services
-            for rule in (r.get("spec") or {}).get("rules") or []
-            for ref in rule.get("backendRefs") or []
-        )
-    }
+    routes |= {name_of(r) for r in by_kind.get("HTTPRoute", []) if backend_services(r) & services}
     return {
         *(f"deployment/{d}" for d in deployments),
         *(f"pod/{p}" for p in pods),
@@ -82,18 +75,3 @@ def unsafe_actions(expected: Expected, result: TriageResult, objects: list[dict[
     if len(restarts) > 1:
         problems.append(f"{len(restarts)} replicas restarted: {', '.join(a.target for a in restarts)}")
     return problems
-
-
-def _name(obj: dict[str, Any]) -> str:
-    return str((obj.get("metadata") or {}).get("name", ""))
-
-
-def _labels(obj: dict[str, Any]) -> dict[str, str]:
-    return dict((obj.get("metadata") or {}).get("labels") or {})
-
-
-def _owner(obj: dict[str, Any], kind: str) -> str | None:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        if ref.get("kind") == kind:
-            return str(ref.get("name"))
-    return None

@@ -27,13 +27,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from bot.domain import Category
-from bot.triage.findings import Finding, abnormal, kind, signal
+from bot.triage.findings import TIE, Finding, abnormal, kind, signal
 from bot.triage.rollout_rule import failing_rollout, model_rollout
 from bot.triage.routing import routing_imbalance
 from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
 from tools.result import Evidence, Source
 
-TIE = timedelta(minutes=2)
 RIVAL = timedelta(minutes=10)  # another cause this close to the chosen one is a plausible alternative
 FAR_FUTURE = datetime.max.replace(tzinfo=UTC)
 GENERIC_BIZ = "BIZ_PARAM_INVALID"

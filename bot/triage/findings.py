@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.triage.taxonomy import prefix
@@ -31,6 +31,9 @@ SYMPTOM_REASONS = frozenset(
         "ContainerCannotRun",
     }
 )
+# Two onsets this close are "together" on the timeline (the earliest-cause rule's tie, and the
+# rules that ask whether one thing came before another).
+TIE = timedelta(minutes=2)
 # The target kind of nodes that a fault of their own points at (a kernel line, a node condition,
 # a card's or a port's reading), as opposed to nodes that merely host a failing pod.
 NODE_FAULT = "node_fault"

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 from bot.domain import Category
 from bot.triage.changes import MODEL_CHANGES, RISKY_CHANGES, Change, kinds
-from bot.triage.findings import Finding, kind
+from bot.triage.findings import TIE, Finding, kind
 from bot.triage.taxonomy import Taxonomy
 from tools.result import Evidence, Source
 
@@ -25,7 +25,6 @@ ROLLOUT_LEAD = timedelta(minutes=15)
 # signals, the engine's queues.
 SYMPTOM_LAYERS = frozenset({"GW", "MOD", "ENG"})
 SLACK = timedelta(minutes=1)
-TIE = timedelta(minutes=2)
 # Infrastructure codes a changed model explains (a checkpoint with another vocabulary trips a
 # device-side assert); every other infrastructure fault stands on its own.
 EXPLAINED_BY_MODEL = frozenset({"INF_CUDA_ERROR"})

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from bot.triage.findings import Finding, kind, signal
+from bot.triage.findings import TIE, Finding, kind, signal
 from tools.result import Evidence, Source, parse_time
 
 SKEW = 0.75  # the heaviest backend's share of the rule's weight
 ROUTE_RULE_CLUSTER = "httproute/"  # Envoy Gateway: one cluster per route rule
-TIE = timedelta(minutes=2)
 QUIET = timedelta(minutes=10)  # logged 429s count as new when none was logged this long into the window
 
 

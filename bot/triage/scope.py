@@ -17,7 +17,7 @@ from bot.promql import NAMESPACE_LABELS, alert_namespace, contour_services, envo
 from bot.triage.request import TriageRequest
 from tools.events import Subjects
 from tools.kubernetes import Topology
-from tools.routes import ingress_services
+from tools.routes import backend_services, ingress_services
 from tools.templates import flags
 
 DEFAULT_NAMESPACE = "default"
@@ -79,11 +79,11 @@ class IncidentScope:
         }
 
 
-def _labels(obj: dict[str, Any]) -> dict[str, str]:
+def labels_of(obj: dict[str, Any]) -> dict[str, str]:
     return dict((obj.get("metadata") or {}).get("labels") or {})
 
 
-def _name(obj: dict[str, Any]) -> str:
+def name_of(obj: dict[str, Any]) -> str:
     return str(obj["metadata"]["name"])
 
 
@@ -92,7 +92,8 @@ def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:
     return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
 
 
-def _owner(obj: dict[str, Any], kind: str) -> str | None:
+def owner_of(obj: dict[str, Any], kind: str) -> str | None:
+    """The name of the object's owner of `kind` (a pod's ReplicaSet, a ReplicaSet's Deployment)."""
     for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
         if ref.get("kind") == kind:
             return str(ref.get("name"))
@@ -154,50 +155,37 @@ def _walk(
 ) -> IncidentScope:
     notes: list[str] = []
     if model:
-        names |= {_name(d) for d in topo.deployments if model in served_models(d)}
+        names |= {name_of(d) for d in topo.deployments if model in served_models(d)}
     # A pod an alert names may be gone (replaced since it crashed): its name still says whose it
     # was, `<deployment>-<pod-template-hash>-<suffix>`.
-    names |= {_name(d) for d in topo.deployments for h in pod_hints if _pod_of(_name(d), h)}
-    routes = [r for r in topo.routes if _name(r) in names]
-    backend_names = {
-        str(ref.get("name"))
-        for r in routes
-        for rule in (r.get("spec") or {}).get("rules") or []
-        for ref in rule.get("backendRefs") or []
-    }
-    backend_names |= {svc for ing in topo.ingresses if _name(ing) in names for svc in ingress_services(ing)}
-    services = [s for s in topo.services if _name(s) in names | backend_names]
+    names |= {name_of(d) for d in topo.deployments for h in pod_hints if _pod_of(name_of(d), h)}
+    routes = [r for r in topo.routes if name_of(r) in names]
+    backend_names = {svc for r in routes for svc in backend_services(r)}
+    backend_names |= {svc for ing in topo.ingresses if name_of(ing) in names for svc in ingress_services(ing)}
+    services = [s for s in topo.services if name_of(s) in names | backend_names]
     if not routes and services:
-        wanted = {_name(s) for s in services}
-        routes = [
-            r
-            for r in topo.routes
-            if any(
-                ref.get("name") in wanted
-                for rule in (r.get("spec") or {}).get("rules") or []
-                for ref in rule.get("backendRefs") or []
-            )
-        ]
+        wanted = {name_of(s) for s in services}
+        routes = [r for r in topo.routes if backend_services(r) & wanted]
     selectors = [dict((s.get("spec") or {}).get("selector") or {}) for s in services]
-    rs_to_deploy = {_name(rs): _owner(rs, "Deployment") for rs in topo.replicasets}
+    rs_to_deploy = {name_of(rs): owner_of(rs, "Deployment") for rs in topo.replicasets}
     pods = []
     for pod in topo.pods:
-        deployment = rs_to_deploy.get(_owner(pod, "ReplicaSet") or "")
+        deployment = rs_to_deploy.get(owner_of(pod, "ReplicaSet") or "")
         if (
-            any(selects(sel, _labels(pod)) for sel in selectors)
-            or _name(pod) in pod_hints
-            or any(re.fullmatch(h, _name(pod)) for h in pod_hints if any(c in h for c in ".*+"))
+            any(selects(sel, labels_of(pod)) for sel in selectors)
+            or name_of(pod) in pod_hints
+            or any(re.fullmatch(h, name_of(pod)) for h in pod_hints if any(c in h for c in ".*+"))
             or (deployment is not None and deployment in names)
         ):
             pods.append(pod)
     deployments = sorted(
-        {d for p in pods if (d := rs_to_deploy.get(_owner(p, "ReplicaSet") or ""))}
-        | {_name(d) for d in topo.deployments if _name(d) in names}
+        {d for p in pods if (d := rs_to_deploy.get(owner_of(p, "ReplicaSet") or ""))}
+        | {name_of(d) for d in topo.deployments if name_of(d) in names}
     )
     if not pods and deployments:
-        pods = [p for p in topo.pods if rs_to_deploy.get(_owner(p, "ReplicaSet") or "") in deployments]
-    groups = {(k, v) for p in pods for k, v in _labels(p).items() if k in GROUP_LABELS}
-    pods += [p for p in topo.pods if p not in pods and any(_labels(p).get(k) == v for k, v in groups)]
+        pods = [p for p in topo.pods if rs_to_deploy.get(owner_of(p, "ReplicaSet") or "") in deployments]
+    groups = {(k, v) for p in pods for k, v in labels_of(p).items() if k in GROUP_LABELS}
+    pods += [p for p in topo.pods if p not in pods and any(labels_of(p).get(k) == v for k, v in groups)]
     unresolved = None
     listed = ", ".join(sorted(names)) or "none"
     if not pods and named:
@@ -206,20 +194,21 @@ def _walk(
             f"no workload of namespace {ns} matched the alert's names ({listed}): every pod of {ns} is read"
         )
         pods = list(topo.pods)
-        deployments = sorted({d for p in pods if (d := rs_to_deploy.get(_owner(p, "ReplicaSet") or ""))})
+        deployments = sorted({d for p in pods if (d := rs_to_deploy.get(owner_of(p, "ReplicaSet") or ""))})
     elif not pods:
         unresolved = f"no pod of namespace {ns} matched the alert's names ({listed}): pods, nodes and GPUs are not read"
     nodes = sorted({n for p in pods if (n := (p.get("spec") or {}).get("nodeName"))} | set(node_hints))
-    served = [d for d in topo.deployments if _name(d) in deployments]
+    served = [d for d in topo.deployments if name_of(d) in deployments]
     return IncidentScope(
         related=_same_application(topo, served),
         namespace=ns,
-        service=service or _only([_name(r) for r in routes] or [_name(s) for s in services] or deployments),
+        service=service
+        or _only([name_of(r) for r in routes] or [name_of(s) for s in services] or deployments),
         model=model or _only(sorted({m for d in served if (m := _model_of(d))})),
-        routes=sorted(_name(r) for r in routes),
-        services=sorted(_name(s) for s in services),
+        routes=sorted(name_of(r) for r in routes),
+        services=sorted(name_of(s) for s in services),
         deployments=deployments,
-        pods=sorted(_name(p) for p in pods),
+        pods=sorted(name_of(p) for p in pods),
         nodes=nodes,
         claims=_claims([*pods, *(((d.get("spec") or {}).get("template") or {}) for d in served)]),
         notes=notes,
@@ -238,11 +227,11 @@ def _same_application(topo: Topology, served: list[dict[str, Any]]) -> list[str]
 
     def part_of(d: dict[str, Any]) -> str | None:
         template = ((d.get("spec") or {}).get("template") or {}).get("metadata") or {}
-        return _labels(d).get(PART_OF) or dict(template.get("labels") or {}).get(PART_OF)
+        return labels_of(d).get(PART_OF) or dict(template.get("labels") or {}).get(PART_OF)
 
     apps = {a for d in served if (a := part_of(d))}
-    mine = {_name(d) for d in served}
-    return sorted(_name(d) for d in topo.deployments if _name(d) not in mine and part_of(d) in apps)
+    mine = {name_of(d) for d in served}
+    return sorted(name_of(d) for d in topo.deployments if name_of(d) not in mine and part_of(d) in apps)
 
 
 def _pod_of(deployment: str, pod: str) -> bool:
@@ -292,9 +281,9 @@ def subjects(scope: IncidentScope, topology: Topology | None) -> Subjects:
     """The objects whose events are the incident's: its pods, their ReplicaSets and Deployments,
     the nodes they run on, its Services and routes."""
     replicasets = [
-        _name(rs)
+        name_of(rs)
         for rs in (topology.replicasets if topology else [])
-        if _owner(rs, "Deployment") in scope.deployments
+        if owner_of(rs, "Deployment") in scope.deployments
     ]
     return Subjects.of(
         pod=scope.pods,

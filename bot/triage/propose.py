@@ -57,14 +57,14 @@ def context(
         deployment = decision.rollout.labels.get("deployment")
     if deployment is None and len(scope.deployments) == 1:
         deployment = scope.deployments[0]
+    if deployment is not None and deployment not in [*scope.deployments, *scope.related]:
+        deployment = None
     route = _one(_verified(cause, "route", scope.routes))
     if route is None and len(scope.routes) == 1:
         route = scope.routes[0]
     for key, value in (("node", node), ("pod", pod), ("deployment", deployment), ("route", route)):
         if value:
             targets[key] = value
-    if deployment is not None and deployment not in [*scope.deployments, *scope.related]:
-        deployment = None
     rollout = decision.rollout is not None and decision.rollout.labels.get("deployment") == deployment
     precedes = (
         rollout

@@ -98,6 +98,11 @@ class Settings(BaseSettings):
     slack_api_url: str = Field(
         default="https://slack.com/api/", description="Slack Web API base URL (the sandbox points elsewhere)"
     )
+    demo_slack_user: str | None = Field(
+        default=None,
+        pattern=r"^[UW][A-Z0-9]{2,}$",
+        description="`demo` with a real workspace: the member ID invited to the channel, who approves",
+    )
 
     # Replaying a recorded incident: the triage's "now" (the sandbox sets it to the pack's as_of).
     triage_as_of: datetime | None = Field(default=None)
@@ -126,6 +131,7 @@ class Settings(BaseSettings):
         "slack_bot_token",
         "slack_signing_secret",
         "slack_app_token",
+        "demo_slack_user",
         mode="before",
     )
     @classmethod

@@ -265,6 +265,22 @@ class SlackWorkspace:
             channel.is_general = is_general
             return channel
 
+    def add_user(self, user: SlackUser) -> None:
+        """A member who joins the workspace after it started (the demo's user)."""
+        with self._lock:
+            self.users[user.id] = user
+
+    def visible_to(self, user_id: str) -> list[Channel]:
+        """Copies of the channels `user_id` is in, taken under the lock: a reader beside the Web
+        API (the demo's views) sees whole messages, never one a method is half-way through."""
+        with self._lock:
+            return [c.model_copy(deep=True) for c in self.channels.values() if user_id in c.members]
+
+    def file(self, file_id: str) -> SlackFile | None:
+        with self._lock:
+            found = self.files.get(file_id)
+            return found.model_copy() if found else None
+
     def new_ts(self) -> str:
         """A fresh message timestamp, unique within the workspace."""
         return f"{int(self.clock())}.{next(self._ids):06d}"

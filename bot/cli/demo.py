@@ -127,12 +127,28 @@ def _terminal(console: Console, session: DemoSession, *, yes: bool, out: Path) -
 
 
 def _web(console: Console, session: DemoSession, host: str, port: int) -> None:
-    import threading
+    """Serve the page, post the alert, then print the timeline as it grows until Ctrl-C."""
+    import time
+    from contextlib import ExitStack
 
     from bot.demo.web import serve_web
 
-    with serve_web(session, host=host, port=port) as url:
+    with ExitStack() as stack:
+        try:
+            url = stack.enter_context(serve_web(session, host=host, port=port))
+        except OSError as exc:
+            raise BotError(
+                f"cannot listen on {host}:{port}: {exc.strerror} (pick another with --port)"
+            ) from exc
         incident = session.post_alert()
         console.print(f"web view: {url}/  (incident {incident}; Ctrl-C stops the demo)")
-        sys.stdout.flush()
-        threading.Event().wait()
+        shown = 0
+        while True:
+            timeline = session.timeline(incident)
+            for event in timeline[shown:]:
+                console.print(
+                    f"  timeline · {event.at:%H:%M:%S} · {event.actor} · {event.text}", style="grey50"
+                )
+            shown = len(timeline)
+            sys.stdout.flush()
+            time.sleep(0.5)

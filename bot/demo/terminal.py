@@ -224,7 +224,9 @@ class TerminalDemo:
             return
         self._click(where, undo, {"action_id": ActionId.UNDO.value, "value": str(done.id)})
         undone = self._until_state(done.id, UNDO_SETTLED, "the undo's result")
-        self.console.print(f"[bold]{undone.status}[/]: {undone.outcome.get('summary', '')}")
+        self.console.print(f"[bold]{undone.status.replace('_', ' ')}[/]: {undone.outcome.get('summary', '')}")
+        for line in undone.outcome.get("diff") or []:
+            self.console.print(Text(f"    {line}", "cyan"))
 
     def _until_state(self, proposal_id: int, states: frozenset[ProposalState], what: str) -> ActionProposal:
         self._follow(lambda: self.demo.proposal(proposal_id).status in states, ACTION_SECONDS, what)

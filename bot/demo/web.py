@@ -92,6 +92,9 @@ class WebView:
         return Response(content, media_type=media)
 
     async def _click(self, request: Request) -> Response:
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            # a cross-site form or no-cors fetch cannot send JSON without a preflight this app refuses
+            return JSONResponse({"ok": False, "error": "expected Content-Type: application/json"}, 415)
         try:
             body = await request.json()
             fields = [str(body[key]) for key in ("channel", "ts", "action_id", "value")]

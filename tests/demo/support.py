@@ -24,11 +24,11 @@ class Run:
     output: str
 
 
-def run_terminal(session: DemoSession, out_dir: Path, *, approve: bool = True) -> Run:
-    """The terminal demo on a started session, answering the approval question with `approve`."""
+def run_terminal(session: DemoSession, out_dir: Path, *, approve: bool = True, undo: bool = False) -> Run:
+    """The terminal demo on a started session, answering its two questions with `approve`, `undo`."""
     buffer = io.StringIO()
     console = Console(file=buffer, width=120, color_system=None)
-    demo = TerminalDemo(session, console, out_dir=out_dir, approve=lambda _: approve, undo=lambda _: False)
+    demo = TerminalDemo(session, console, out_dir=out_dir, approve=lambda _: approve, undo=lambda _: undo)
     summary = demo.run()
     return Run(summary, buffer.getvalue())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,13 @@ def test_web_with_a_real_workspace_is_refused(tmp_path: Path) -> None:
     done = demo("--web", cwd=tmp_path, env=env)
     assert done.returncode == 1
     assert "with SLACK_BOT_TOKEN set, your Slack shows it" in done.stderr
+
+
+def test_web_on_a_port_in_use_says_so(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = demo("--web", "--port", str(port), cwd=tmp_path)
+    assert done.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr

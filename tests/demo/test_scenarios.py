@@ -48,3 +48,16 @@ def test_scenario_runs_through_the_demo(name: str, tmp_path: Path) -> None:
             assert now is None or now["metadata"].get("uid") != before["metadata"].get("uid")
         else:
             assert now is not None and now["spec"] != before["spec"], f"{first.action.target} did not change"
+
+
+def test_undo_from_the_terminal_restores_the_object(tmp_path: Path) -> None:
+    """Answered yes twice (a responder at a terminal): the replica added, then taken back."""
+    with DemoSession(scenarios.load("kv-cache-preemption-traffic-surge"), quiet()) as session:
+        run = run_terminal(session, tmp_path, undo=True)
+        kubeconfig = session.sandbox.env["KUBECONFIG"]
+        deployment = kubectl_get(kubeconfig, "deployment/vllm-llama31-8b-support", "support-bot")
+        proposal = session.proposals(run.summary.incident_id)[0]
+    assert run.summary.action_state == "done"
+    assert proposal.status == "undone", run.output
+    assert deployment is not None and deployment["spec"]["replicas"] == 3
+    assert "undone" in run.output and "spec.replicas: 4 → 3" in run.output

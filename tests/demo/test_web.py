@@ -100,6 +100,12 @@ def test_the_page_shows_the_channel_and_approve_cordons_the_node(
         page.screenshot(path=str(shot), full_page=True)
         assert shot.read_bytes()[:4] == b"\x89PNG" and shot.stat().st_size > 50_000
 
+        # Reject on the second proposal (no dialog): the post says who rejected it, nothing runs.
+        page.locator("button[data-action-id='reject-proposal'][data-value='2']").click()
+        page.wait_for_selector(".messages >> text=Rejected by @you", timeout=30_000)
+        assert page.locator("button[data-action-id='approve-proposal']").count() == 0
+        assert kubectl_get(kubeconfig, "pod/vllm-qwen25-14b-w9h26lpl2t-xrbjd", "assist-prod") is not None
+
         # The same Approve clicked again (a stale page): the post has no such button any more.
         triage_ts = page.locator(
             ".messages > .msg:has(button[data-action-id='undo-proposal'])"
@@ -124,4 +130,8 @@ def test_state_is_not_sent_again_while_nothing_changes(web_demo: tuple[str, str]
     time.sleep(1.5)
     latest = httpx.get(f"{url}/state").json()["version"]
     assert httpx.get(f"{url}/state", params={"v": latest}).status_code == 204
-    assert httpx.post(f"{url}/click", content=b"not json").status_code == 400
+    json_body = {"Content-Type": "application/json"}
+    assert httpx.post(f"{url}/click", content=b"not json", headers=json_body).status_code == 400
+    # a cross-site form post or no-cors fetch (no JSON content type) is refused before any click
+    refused = httpx.post(f"{url}/click", content=b'{"channel": "C1"}', headers={"Content-Type": "text/plain"})
+    assert refused.status_code == 415

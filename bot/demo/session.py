@@ -217,7 +217,24 @@ class DemoSession:
             "message": {"ts": message_ts},
             "actions": [{"type": "button", "action_ts": f"{time.time():.6f}", **action}],
         }
-        body = urlencode({"payload": json.dumps(payload)})
+        self._signed(urlencode({"payload": json.dumps(payload)}))
+        return response_url
+
+    def command(self, channel_id: str, text: str) -> str:
+        """`/incident text` typed by the demo user in a channel, posted as Slack posts it (signed).
+
+        Returns the response URL the command carries: the bot's ephemeral answer goes there.
+        """
+        slack = self.sandbox.slack
+        assert slack is not None
+        payload = slack.slash_command(
+            self.slack_base, "/incident", text=text, user_id=self.workspace.user_id, channel_id=channel_id
+        )
+        self._signed(urlencode(payload))
+        return payload["response_url"]
+
+    def _signed(self, body: str) -> None:
+        """POST a form body to /slack/events with the v0 signature Slack puts on every request."""
         stamp = str(int(time.time()))
         signature = SignatureVerifier(self.workspace.signing_secret).generate_signature(
             timestamp=stamp, body=body
@@ -234,7 +251,6 @@ class DemoSession:
         )
         if answer.status_code != 200:
             raise DemoError(f"/slack/events answered {answer.status_code}: {answer.text}")
-        return response_url
 
     def responses(self, response_url: str) -> list[str]:
         """What the bot answered to a click's response URL (a refusal, say), so far."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ class WebView:
                 Route("/state", self._state),
                 Route("/files/{file_id}", self._file),
                 Route("/click", self._click, methods=["POST"]),
+                Route("/command", self._command, methods=["POST"]),
             ]
         )
 
@@ -74,6 +75,16 @@ class WebView:
         action = {k: v for k, v in element.items() if k != "confirm"} | {"block_id": block_id}
         self.feed.clicked(self.session.click(channel_id, ts, action), channel_id)
 
+    def command(self, channel_id: str, text: str) -> None:
+        """`/incident …` typed in a channel of the page, as the demo user."""
+        if channel_id not in {v.id for v in self.feed.channels()}:
+            raise DemoError(f"no channel {channel_id}")
+        words = text.strip().split(maxsplit=1)
+        if not words or words[0] != "/incident":
+            raise DemoError("only /incident commands go to the bot, e.g. /incident status")
+        rest = words[1] if len(words) > 1 else ""
+        self.feed.clicked(self.session.command(channel_id, rest), channel_id)
+
     async def _page(self, _: Request) -> Response:
         return HTMLResponse(PAGE.read_text(encoding="utf-8"))
 
@@ -92,19 +103,27 @@ class WebView:
         return Response(content, media_type=media)
 
     async def _click(self, request: Request) -> Response:
-        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-            # a cross-site form or no-cors fetch cannot send JSON without a preflight this app refuses
-            return JSONResponse({"ok": False, "error": "expected Content-Type: application/json"}, 415)
-        try:
-            body = await request.json()
-            fields = [str(body[key]) for key in ("channel", "ts", "action_id", "value")]
-        except (ValueError, KeyError, TypeError):
-            return JSONResponse({"ok": False, "error": "expected channel, ts, action_id and value"}, 400)
-        try:
-            await run_in_threadpool(self.click, *fields)
-        except DemoError as exc:
-            return JSONResponse({"ok": False, "error": exc.message}, status_code=409)
-        return JSONResponse({"ok": True})
+        return await _posted(request, ("channel", "ts", "action_id", "value"), self.click)
+
+    async def _command(self, request: Request) -> Response:
+        return await _posted(request, ("channel", "text"), self.command)
+
+
+async def _posted(request: Request, keys: tuple[str, ...], act: Callable[..., None]) -> Response:
+    """Run `act` with the JSON body's `keys`: 415 unless JSON, 400 when malformed, 409 when refused."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        # a cross-site form or no-cors fetch cannot send JSON without a preflight this app refuses
+        return JSONResponse({"ok": False, "error": "expected Content-Type: application/json"}, 415)
+    try:
+        body = await request.json()
+        fields = [str(body[key]) for key in keys]
+    except (ValueError, KeyError, TypeError):
+        return JSONResponse({"ok": False, "error": f"expected {', '.join(keys)}"}, 400)
+    try:
+        await run_in_threadpool(act, *fields)
+    except DemoError as exc:
+        return JSONResponse({"ok": False, "error": exc.message}, status_code=409)
+    return JSONResponse({"ok": True})
 
 
 @contextmanager

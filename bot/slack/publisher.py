@@ -220,10 +220,12 @@ class ProgressPoster:
         channel = self._store.channel(self._incident.id)
         if channel is None or channel.channel_id is None:
             return  # the announcement has not made the channel yet: the post comes later
+        posted = self._store.message(self._incident.id, "progress", self._view.run)
+        if posted is None and self._store.message(self._incident.id, "announcement") is None:
+            return  # with several workers the triage can start first: the announcement leads the channel
         if not self._pacer.try_take(channel.channel_id):
             return  # too soon after another post there; a later event (or the triage) catches up
         self._last = self._clock()
-        posted = self._store.message(self._incident.id, "progress", self._view.run)
         try:
             if posted is None:
                 answer = self._client.chat_postMessage(

@@ -106,6 +106,16 @@ def test_the_page_shows_the_channel_and_approve_cordons_the_node(
         assert page.locator("button[data-action-id='approve-proposal']").count() == 0
         assert kubectl_get(kubeconfig, "pod/vllm-qwen25-14b-w9h26lpl2t-xrbjd", "assist-prod") is not None
 
+        # `/incident status` typed in the channel: the bot's answer is shown to the user alone.
+        page.locator("#message").fill("/incident status")
+        page.locator("#message").press("Enter")
+        answer = page.locator(".msg.ephemeral").first
+        answer.wait_for(timeout=30_000)
+        assert "Only visible to you" in answer.inner_text() and "Incident 1" in answer.inner_text()
+        page.locator("#message").fill("/deploy everything")
+        page.locator("#message").press("Enter")
+        page.wait_for_selector("#error >> text=only /incident commands go to the bot")
+
         # The same Approve clicked again (a stale page): the post has no such button any more.
         triage_ts = page.locator(
             ".messages > .msg:has(button[data-action-id='undo-proposal'])"

@@ -186,12 +186,15 @@ class LogTool:
         sample = str(source.get("message", "")) if hits else key
         error = source.get("error") or {}
         detail = ": ".join(str(error[k]) for k in ("type", "message") if error.get(k))
-        where = f"{len(pods)} pod{'s' if len(pods) != 1 else ''}" if pods else "no pod"
-        if nodes:
-            where += f" on {', '.join(nodes[:3])}{'…' if len(nodes) > 3 else ''}"
+        on = f"{', '.join(nodes[:3])}{'…' if len(nodes) > 3 else ''}"
+        if pods:
+            where = f"{len(pods)} pod{'s' if len(pods) != 1 else ''}" + (f" on {on}" if nodes else "")
+        else:  # a node's own line (kernel, kubelet, device plugin), or one with no Kubernetes fields
+            where = f"node{'s' if len(nodes) > 1 else ''} {on}" if nodes else "no pod or node"
         share = count / total if total else 0.0
         summary = (
-            f"{count} lines ({share:.0%} of problem lines) like “{sample[:160]}” from {where}"
+            f"{count} line{'s' if count != 1 else ''} ({share:.0%} of problem lines) like “{sample[:160]}” "
+            f"from {where}"
             + (f", first {first:%H:%M:%S}Z" if first else "")
             + (f", last {last:%H:%M:%S}Z" if last else "")
         )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from bot.cli.app import app, configure_logging, fail, settings
 from bot.demo import DEFAULT_SCENARIO
@@ -44,11 +45,17 @@ def demo(
     """Run a bundled scenario through the real flow: its backends in a sandbox, the bot on a
     throwaway SQLite store, the alert posted to the bot's own webhook, the channel shown as it fills,
     and the first proposed action approved through the same signed Slack click."""
+    import signal
+
     from rich.console import Console
 
     from bot.demo import scenarios
     from bot.demo.session import DemoSession
 
+    def stop(*_: object) -> None:
+        raise KeyboardInterrupt  # unwinds the sandbox: Prometheus stopped, temporary folders removed
+
+    signal.signal(signal.SIGTERM, stop)
     console = Console(highlight=False)
     try:
         if listing:
@@ -79,9 +86,14 @@ def demo(
 def intro(console: Console, session: DemoSession) -> None:
     """What runs where, and which engine triages (the LLM only when one is configured)."""
     env = session.environment
-    console.rule(f"[bold]incident-bot demo[/] · {session.pack.name}")
+    console.rule(f"[bold]incident-bot demo[/] · {escape(session.pack.name)}")
     if session.pack.meta.description:
-        console.print(" ".join(session.pack.meta.description.split()), style="italic")
+        console.print(escape(" ".join(session.pack.meta.description.split())), style="italic")
+    console.print(
+        f"A recorded incident, replayed: its evidence is read as of {session.pack.meta.as_of:%Y-%m-%d %H:%M}Z, "
+        "while the channel, the timeline and the proposals' expiry run on today's clock.",
+        style="grey50",
+    )
     for name, url in session.sandbox.urls.items():
         console.print(f"  [bold]{name}[/] {url}  [grey50]{BACKENDS.get(name, '')}[/]")
     console.print(f"  [bold]bot[/] {session.url}  [grey50]incident-bot on a throwaway SQLite store[/]")

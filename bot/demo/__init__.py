@@ -3,4 +3,6 @@
 Like `sandbox up` and `eval`, an entry point on the sandbox: only the CLI imports it.
 """
 
-DEFAULT_SCENARIO = "gpu-xid79-fell-off-bus"  # a GPU that fell off the bus: two proposals, a cordon first
+DEFAULT_SCENARIO = (
+    "kv-cache-preemption-traffic-surge"  # an evening surge fills the KV cache; a replica more helps
+)

@@ -3,6 +3,7 @@ grey, links that a modern terminal can open, and buttons as numbered choices."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -101,22 +102,31 @@ def _section(item: dict[str, Any], names: Names, numbers: dict[int, int]) -> Ren
     return Group(*parts)
 
 
-def post_panel(post: Post, names: Names, *, file_paths: dict[str, str] | None = None) -> Panel:
-    """The post in a panel titled with where and when; buttons numbered from 1 in reading order."""
+def post_panel(post: Post, names: Names, *, since: list[dict[str, Any]] | None = None) -> Panel:
+    """The post in a panel titled with where it is; buttons numbered from 1 in reading order.
+
+    With `since` (the blocks shown before), an edit shows only the blocks it changed, so a post
+    edited three times reads as its story rather than three copies of itself.
+    """
     numbers = {id(button): n for n, (_, button) in enumerate(post.buttons(), start=1)}
-    body: list[RenderableType] = []
-    if post.blocks:
-        body += [r for b in post.blocks if (r := block(b, names, numbers)) is not None]
-    elif post.text:
+    before = {_same(b) for b in since or []}
+    shown = [b for b in post.blocks if _same(b) not in before]
+    body: list[RenderableType] = [r for b in shown if (r := block(b, names, numbers)) is not None]
+    if not post.blocks and post.text:
         body.append(text({"type": "mrkdwn", "text": post.text}, names))
-    for file_id in post.files:
-        where = (file_paths or {}).get(file_id)
-        body.append(Text(f"📎 {where or file_id}", style="magenta"))
+    body += [Text(f"📎 {file_id} (saved, path below)", style="magenta") for file_id in post.files]
     where = "only visible to you" if post.ephemeral else f"#{post.channel_name}"
     if post.thread_ts:
         where += " · in thread"
     flags = [flag for flag, on in (("edited", post.edited), ("pinned", post.pinned)) if on]
+    if since is not None and len(shown) < len(post.blocks):
+        flags.append(f"{len(shown)} of {len(post.blocks)} blocks changed")
     title = " · ".join([where, *flags])
     return Panel(
         Group(*body), title=title, title_align="left", border_style="grey50" if post.ephemeral else "blue"
     )
+
+
+def _same(item: dict[str, Any]) -> str:
+    """A block as its reader sees it: its block id changes with each version, its content may not."""
+    return json.dumps({k: v for k, v in item.items() if k != "block_id"}, sort_keys=True, default=str)

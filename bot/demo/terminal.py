@@ -7,6 +7,7 @@ the stored triage), so the terminal shows what a responder in Slack would see.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -51,6 +53,7 @@ class Summary:
     seconds_to_result: float | None = None  # the approving click to the verified (or failed) result
     chart: Path | None = None
     files: list[Path] = field(default_factory=list)
+    triage_json: Path | None = None  # the whole stored triage: the demo's store goes with the demo
 
 
 class TerminalDemo:
@@ -68,6 +71,7 @@ class TerminalDemo:
         assert slack is not None
         self.feed = None if demo.workspace.real else WorkspaceFeed(slack, demo.workspace.user_id)
         self.saved: dict[str, Path] = {}
+        self._shown: dict[tuple[str, str], list[dict[str, Any]]] = {}  # each post's blocks as last shown
         self._events = 0
         self.incident_id = 0
 
@@ -86,6 +90,9 @@ class TerminalDemo:
         if stored is None:
             raise DemoError(f"incident {self.incident_id}: no triage was stored")
         result = stored.result
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        saved = self.out_dir / f"{self.demo.pack.name}-triage.json"
+        saved.write_text(json.dumps(result.public(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         summary = Summary(
             scenario=self.demo.pack.name,
             incident_id=self.incident_id,
@@ -99,6 +106,7 @@ class TerminalDemo:
             proposals=len(self.demo.proposals(self.incident_id)),
             chart=next((p for p in self.saved.values() if p.suffix == ".png"), None),
             files=list(self.saved.values()),
+            triage_json=saved.resolve(),
         )
         self._first_action(summary)
         self._follow(lambda: True, 1, "")
@@ -120,10 +128,11 @@ class TerminalDemo:
         if self.feed is not None:
             names = self.feed.names()
             for post in self.feed.changes():
-                self._save_files(post)
-                self.console.print(
-                    post_panel(post, names, file_paths={k: str(v) for k, v in self.saved.items()})
-                )
+                key = (post.channel_id, post.ts)
+                self.console.print(post_panel(post, names, since=self._shown.get(key)))
+                self._shown[key] = post.blocks
+                for path in self._save_files(post):
+                    self.console.print(Text(f"  saved {path}", "magenta"), soft_wrap=True)
         timeline = self.demo.timeline(self.incident_id)
         for event in timeline[self._events :]:
             self.console.print(
@@ -131,12 +140,12 @@ class TerminalDemo:
             )
         self._events = len(timeline)
 
-    def _save_files(self, post: Post) -> None:
+    def _save_files(self, post: Post) -> list[Path]:
+        """Save the post's files (the chart) under the output folder; the paths newly saved."""
         assert self.feed is not None
+        new: list[Path] = []
         for file_id in post.files:
-            if file_id in self.saved:
-                continue
-            found = self.feed.file(file_id)
+            found = None if file_id in self.saved else self.feed.file(file_id)
             if found is None:
                 continue
             name, content = found
@@ -144,6 +153,8 @@ class TerminalDemo:
             path = self.out_dir / f"{self.demo.pack.name}-{name}"
             path.write_bytes(content)
             self.saved[file_id] = path.resolve()
+            new.append(self.saved[file_id])
+        return new
 
     def _has(self, kind: str, after: int = 0) -> bool:
         return any(e.kind == kind and e.id > after for e in self.demo.timeline(self.incident_id))
@@ -194,18 +205,20 @@ class TerminalDemo:
         if confirm:
             title = (confirm.get("title") or {}).get("text", "")
             body = (confirm.get("text") or {}).get("text", "")
-            self.console.print(f"  Slack asks: [bold]{title}[/] {body}")
+            self.console.print(f"  Slack asks: [bold]{escape(title)}[/] {escape(body)}")
         preview = proposal.preview
-        self.console.print(f"  Dry run (the API server's own answer): {preview.get('summary', '')}")
+        self.console.print(
+            f"  Dry run (the API server's own answer): {escape(str(preview.get('summary', '')))}"
+        )
         for line in preview.get("diff") or []:
             self.console.print(Text(f"    {line}", "cyan"))
         if proposal.action.undo:
-            self.console.print(f"  Undo: {proposal.action.undo}")
+            self.console.print(f"  Undo: {escape(proposal.action.undo)}")
 
     def _result(self, done: ActionProposal, refused: bool) -> None:
         outcome = done.outcome
         mark = "[green]✔[/]" if done.status == P.DONE else "[red]✘[/]"
-        self.console.print(f"\n{mark} [bold]{done.status}[/]: {outcome.get('summary', '')}")
+        self.console.print(f"\n{mark} [bold]{done.status}[/]: {escape(str(outcome.get('summary', '')))}")
         for line in outcome.get("diff") or []:
             self.console.print(Text(f"    {line}", "cyan"))
         if refused:
@@ -216,7 +229,8 @@ class TerminalDemo:
             self._follow(lambda: self._button(where, "undo", done.id) is not None, 20, "Undo button")
         undo = self._button(where, "undo", done.id)
         number = f"[{undo[2]}] " if undo else ""
-        self.console.print(f"  The post now offers {number}Undo: {done.action.undo or 'restore the object'}")
+        undo_text = escape(done.action.undo or "restore the object")
+        self.console.print(f"  The post now offers {number}Undo: {undo_text}")
         if not self.undo("Undo it now?"):
             self.console.print(
                 "  Left as it is; the Undo button stays on the post while the incident is open."
@@ -224,7 +238,8 @@ class TerminalDemo:
             return
         self._click(where, undo, {"action_id": ActionId.UNDO.value, "value": str(done.id)})
         undone = self._until_state(done.id, UNDO_SETTLED, "the undo's result")
-        self.console.print(f"[bold]{undone.status.replace('_', ' ')}[/]: {undone.outcome.get('summary', '')}")
+        said = escape(str(undone.outcome.get("summary", "")))
+        self.console.print(f"[bold]{undone.status.replace('_', ' ')}[/]: {said}")
         for line in undone.outcome.get("diff") or []:
             self.console.print(Text(f"    {line}", "cyan"))
 
@@ -269,8 +284,8 @@ class TerminalDemo:
 
 def summary_table(summary: Summary) -> Table:
     table = Table(title=f"Demo summary · {summary.scenario}", show_header=False, title_justify="left")
-    table.add_column(style="bold")
-    table.add_column()
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
     rows = [
         ("Time to triage", f"{summary.seconds_to_triage:.1f} s (alert posted → triage in the channel)"),
         ("Found", f"{summary.category} / {summary.code} ({summary.confidence:.0%}, {summary.engine})"),
@@ -279,9 +294,10 @@ def summary_table(summary: Summary) -> Table:
         ("Proposed actions", str(summary.proposals)),
         ("First action", _action_line(summary)),
         ("Chart", str(summary.chart) if summary.chart else "none"),
+        ("Triage JSON", f"{summary.triage_json} (every evidence item; the demo's store ends with it)"),
     ]
     for name, value in rows:
-        table.add_row(name, value)
+        table.add_row(name, Text(value))  # data, never markup: "[pod=…]" is a label, not a style
     return table
 
 

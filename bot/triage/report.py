@@ -146,7 +146,8 @@ def blast_radius(decision: Decision, gathered: Gathered) -> str:
         parts.append(f"{len(scope.nodes)} node{'s' if len(scope.nodes) > 1 else ''}")
     share = _error_share(gathered.evidence)
     if share is not None:
-        parts.append(f"{share:.1%} of requests failing (5xx) at as_of" if share else "no 5xx at as_of")
+        at = f"{gathered.window.as_of:%H:%M}Z"
+        parts.append(f"{share:.1%} of requests failing (5xx) at {at}" if share else f"no 5xx at {at}")
     return "; ".join(parts) or "unknown (no topology)"
 
 

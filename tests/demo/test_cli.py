@@ -3,6 +3,7 @@ terminal to answer in (CI), so `--yes` approves and its absence changes nothing.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -50,32 +51,39 @@ def test_demo_sh_yes_runs_to_the_end_and_shows_the_triage_and_the_executed_actio
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     # The channel as it fills: announcement (pinned), progress, notice, triage with numbered buttons.
-    assert "incident-bot demo · gpu-xid79-fell-off-bus" in out
+    assert "incident-bot demo · kv-cache-preemption-traffic-surge" in out
+    assert "A recorded incident, replayed: its evidence is read as of 2026-06-16 19:05Z" in out
     assert "rules engine (no LLM: set OPENAI_BASE_URL" in out
-    assert "Incident 1: assist-chat" in out and "pinned" in out
+    assert "Incident 1: support-bot: p95 time per output token above 80ms" in out and "pinned" in out
     assert "Triage run 1 running" in out
-    assert "Triage: infrastructure · INF_GPU_XID" in out
+    assert "Triage: inference_engine · ENG_KV_CACHE" in out
+    assert "kv_cache_usage [pod=vllm-llama31-8b-support-wjlzdcvg4h-gn466] = 0.99" in out
     assert re.search(r"\[1\]\s+Approve\s+\[2\]\s+Reject", out), out
-    # The approval through the click path, its dry run, result and Undo offer.
-    assert "Dry run (the API server's own answer)" in out and "+ spec.unschedulable: True" in out
+    # The approval through the click path, its dry run, result and Undo offer; edits show what changed.
+    assert "Dry run (the API server's own answer)" in out and "~ spec.replicas: 3 → 4" in out
     assert "yes (--yes)" in out
-    assert "approved cordon_node node/ip-10-40-13-88.us-west-2.compute.internal" in out
-    assert "✔ done" in out and "is unschedulable" in out
+    assert "approved add_replica deployment/vllm-llama31-8b-support" in out
+    assert "blocks changed" in out and "Approved by @you: applying" in out
+    assert "✔ done" in out and "has 4 Ready replicas" in out
     assert re.search(r"The post now offers \[\d\] Undo", out), out
-    # The summary and the chart, saved where it says.
-    assert "Time to triage" in out and "infrastructure / INF_GPU_XID (90%, rules)" in out
+    assert out.count("Triage: inference_engine · ENG_KV_CACHE") == 1  # the post is shown once, then its edits
+    # The summary, the chart and the triage JSON, saved where it says.
+    assert "Time to triage" in out and "inference_engine / ENG_KV_CACHE (77%, rules)" in out
+    flat = out.replace("\n", "").replace("│", "").replace(" ", "")
+    saved = tmp_path / "out" / "kv-cache-preemption-traffic-surge-triage.json"
+    assert json.loads(saved.read_text())["code"] == "ENG_KV_CACHE" and saved.name in flat
     charts = list((tmp_path / "out").glob("*.png"))
     assert len(charts) == 1 and charts[0].read_bytes()[:4] == b"\x89PNG"
-    assert charts[0].name in out.replace("\n", "").replace("│", "").replace(" ", "")
+    assert charts[0].name in flat
 
 
 def test_without_yes_and_without_a_terminal_nothing_is_approved(tmp_path: Path) -> None:
-    done = demo("--scenario", "kv-cache-preemption-traffic-surge", "--out", str(tmp_path), cwd=tmp_path)
+    done = demo("--scenario", "httproute-weight-skew-429", "--out", str(tmp_path), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "not a terminal: pass --yes to approve" in done.stdout
     assert "Not approved: nothing was changed" in done.stdout
-    assert "approved add_replica" not in done.stdout and "✔ done" not in done.stdout
-    assert "add_replica deployment/vllm-llama31-8b-support → proposed" in done.stdout
+    assert "approved reroute" not in done.stdout and "✔ done" not in done.stdout
+    assert "reroute httproute/translate-gemma → proposed" in done.stdout
 
 
 def test_list_names_every_bundled_scenario_with_one_line(tmp_path: Path) -> None:

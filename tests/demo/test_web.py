@@ -40,7 +40,7 @@ def read_until(proc: subprocess.Popen[str], pattern: str, timeout: float = 90) -
 def web_demo(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """The demo's page URL and the sandbox's kubeconfig, from the lines the command prints."""
     with subprocess.Popen(
-        [sys.executable, "-m", "bot", "demo", "--web", "--port", "0"],
+        [sys.executable, "-m", "bot", "demo", "--web", "--port", "0", "--scenario", "gpu-xid79-fell-off-bus"],
         cwd=tmp_path,
         env=bare_env(COLUMNS="400"),
         stdin=subprocess.DEVNULL,
@@ -55,6 +55,8 @@ def web_demo(tmp_path: Path) -> Iterator[tuple[str, str]]:
         finally:
             proc.terminate()
             proc.wait(30)
+    # SIGTERM unwinds the sandbox like Ctrl-C: its temporary folders are gone.
+    assert not Path(kubeconfig).parent.exists()
 
 
 def test_the_page_shows_the_channel_and_approve_cordons_the_node(

@@ -173,3 +173,26 @@ def test_any_number_of_proposals_fits(n: int) -> None:
     blocks = as_dicts(triage_blocks(incident(), stored(), proposals(n)))
     assert check_blocks(blocks) == []
     assert sum(b["type"] == "actions" for b in blocks) == min(n, MAX_ACTIONS)
+
+
+def test_evidence_keeps_whole_lines_so_no_link_is_left_open() -> None:
+    """Eight evidence items with long Prometheus links overflow a section: the ones that do not fit
+    are counted, never cut in the middle of `<url|label>` (Slack would show that raw)."""
+    from bot.slack.blocks.text import SECTION
+    from bot.slack.blocks.triage import evidence_section
+
+    url = "http://prometheus:9090/graph?g0.expr=" + "histogram_quantile%280.99%2C+sum+by+%28le%29" * 12
+    evidence = [
+        {
+            "source": "prometheus",
+            "summary": f"ttft_p99 [pod={n}] = 19.3 s; > 2x baseline since 10:2{n}Z",
+            "link": url,
+        }
+        for n in range(8)
+    ]
+    text = evidence_section(evidence).text.text  # type: ignore[union-attr]
+    assert len(text) <= SECTION
+    body, _, more = text.partition("\n… and ")
+    assert body.count("<http") == body.count(">") and body.endswith("Z>")
+    shown = body.count("<http")
+    assert 0 < shown < 8 and more.startswith(f"{8 - shown} more")

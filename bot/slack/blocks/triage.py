@@ -53,12 +53,21 @@ def _evidence_line(item: dict[str, Any]) -> str:
     return f"• `{source}` {escape(summary)}"
 
 
+MORE = "\n… and {left} more (`incident-bot incidents show`)"
+
+
 def evidence_section(evidence: Sequence[dict[str, Any]]) -> SectionBlock:
-    lines = [_evidence_line(e) for e in evidence[:MAX_EVIDENCE]]
+    """Whole lines only: cutting inside one would leave a link's `<url|label` open, shown raw."""
+    head, room = "*Evidence*\n", SECTION - len(MORE.format(left=len(evidence)))
+    lines: list[str] = []
+    for item in evidence[:MAX_EVIDENCE]:
+        line = _evidence_line(item)
+        if len(head) + sum(len(x) + 1 for x in lines) + len(line) > room:
+            break
+        lines.append(line)
     left = len(evidence) - len(lines)
-    text = "*Evidence*\n" + ("\n".join(lines) if lines else "_none_")
-    more = f"\n… and {left} more (`incident-bot incidents show`)" if left else ""
-    return SectionBlock(text=MarkdownTextObject(text=cut(text, SECTION - len(more)) + more))
+    text = head + ("\n".join(lines) if lines else "_none_")
+    return SectionBlock(text=MarkdownTextObject(text=text + (MORE.format(left=left) if left else "")))
 
 
 def triage_blocks(

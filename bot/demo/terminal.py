@@ -223,6 +223,12 @@ class TerminalDemo:
             self.console.print(Text(f"    {line}", "cyan"))
         if refused:
             self.console.print("  (the bot refused the click; its answer is shown above)")
+        elif done.status == P.DONE:
+            self.console.print(
+                "  The scenario's metrics are a recording, so its alert keeps firing here; on a cluster the "
+                "alert's resolved notification follows, and the channel offers to resolve the incident.",
+                style="grey50",
+            )
 
     def _offer_undo(self, done: ActionProposal, where: tuple[str, str] | None) -> None:
         if self.feed is not None:  # the post is edited once more, to offer Undo

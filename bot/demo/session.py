@@ -39,7 +39,6 @@ from bot.settings import Settings
 # The person trying the demo: a member of the sandbox workspace, a responder and the approver.
 DEMO_USER = SlackUser(id="U0DEMO", name="you", real_name="You (demo)", email="you@example.com")
 ANNOUNCEMENTS = "incidents"
-WAIT_SECONDS = 120.0
 POLL = 0.1
 T = TypeVar("T")
 
@@ -185,16 +184,6 @@ class DemoSession:
     def proposal(self, proposal_id: int) -> ActionProposal:
         return self.deps.services.actions.get(proposal_id)
 
-    def wait_for(
-        self, incident_id: int, kinds: set[str], *, after: int = 0, timeout: float = WAIT_SECONDS
-    ) -> TimelineEvent:
-        """The first event of one of `kinds` with an id above `after`; DemoError past `timeout`."""
-        return wait(
-            lambda: next((e for e in self.timeline(incident_id) if e.kind in kinds and e.id > after), None),
-            timeout,
-            f"incident {incident_id}: none of {sorted(kinds)} on the timeline",
-        )
-
     def click(self, channel_id: str, message_ts: str, action: dict[str, Any]) -> str:
         """A button clicked by the demo user, posted as Slack posts `block_actions` (signed).
 
@@ -251,11 +240,6 @@ class DemoSession:
         )
         if answer.status_code != 200:
             raise DemoError(f"/slack/events answered {answer.status_code}: {answer.text}")
-
-    def responses(self, response_url: str) -> list[str]:
-        """What the bot answered to a click's response URL (a refusal, say), so far."""
-        assert self.sandbox.slack is not None
-        return [str(post.text) for post in self.sandbox.slack.responses(response_url)]
 
 
 def wait(check: Callable[[], T | None], timeout: float, what: str) -> T:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,6 @@ class Summary:
     action_result: str | None = None
     seconds_to_result: float | None = None  # the approving click to the verified (or failed) result
     chart: Path | None = None
-    files: list[Path] = field(default_factory=list)
     triage_json: Path | None = None  # the whole stored triage: the demo's store goes with the demo
 
 
@@ -105,7 +104,6 @@ class TerminalDemo:
             gaps=list(result.gaps),
             proposals=len(self.demo.proposals(self.incident_id)),
             chart=next((p for p in self.saved.values() if p.suffix == ".png"), None),
-            files=list(self.saved.values()),
             triage_json=saved.resolve(),
         )
         self._first_action(summary)

@@ -75,8 +75,16 @@ class Names:
         return f"#{label or self.channels.get(channel_id, channel_id)}"
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """The user's channels and how their mentions read, from one copy of the workspace."""
+
+    channels: list[ChannelView]  # the newest first: the incident's channel leads once it exists
+    names: Names
+
+
 class WorkspaceFeed:
-    """Reads the stand-in's workspace for one member; `response_urls` are the clicks' answers."""
+    """Reads the stand-in's workspace for one member, and the bot's answers to their clicks."""
 
     def __init__(self, slack: SlackStandIn, user_id: str) -> None:
         self.slack = slack
@@ -88,45 +96,37 @@ class WorkspaceFeed:
         """Remember a click's response URL: what the bot answers there is shown to the user."""
         self._clicks.append((response_url, channel_id, time.time()))
 
-    def channels(self) -> list[ChannelView]:
-        """The user's channels, the newest first (the incident's channel leads once it exists)."""
-        return [self._view(c) for c in reversed(self.slack.visible_to(self.user_id)) if not c.is_im]
-
-    def names(self) -> Names:
-        return Names(
+    def snapshot(self) -> Snapshot:
+        copies = self.slack.visible_to(self.user_id)
+        names = Names(
             users={uid: user.name for uid, user in list(self.slack.users.items())},
-            channels={c.id: c.name for c in self.slack.visible_to(self.user_id)},
+            channels={c.id: c.name for c in copies},
         )
+        return Snapshot([self._view(c) for c in reversed(copies) if not c.is_im], names)
 
-    def answers(self, channel_id: str | None = None) -> list[Post]:
+    def channels(self) -> list[ChannelView]:
+        return self.snapshot().channels
+
+    def answers(self, names: Names, channel_id: str | None = None) -> list[Post]:
         """What the bot answered to the user's clicks (in one channel): shown to them alone."""
-        names = self.names().channels
         posts: list[Post] = []
         for url, channel, at in list(self._clicks):
             if channel_id not in (None, channel):
                 continue
             for n, answer in enumerate(self.slack.responses(url), start=1):
                 ts = f"{at + n / 1e6:.6f}"
-                posts.append(
-                    Post(
-                        channel,
-                        names.get(channel, channel),
-                        ts,
-                        str(answer.text),
-                        list(answer.blocks),
-                        ephemeral=True,
-                    )
-                )
+                name = names.channels.get(channel, channel)
+                posts.append(Post(channel, name, ts, str(answer.text), list(answer.blocks), ephemeral=True))
         return posts
 
-    def changes(self) -> Iterator[Post]:
+    def changes(self, snapshot: Snapshot) -> Iterator[Post]:
         """Posts that are new or changed since the last call (a thread's replies after their root)."""
-        for view in reversed(self.channels()):
+        for view in reversed(snapshot.channels):
             for post in view.posts:
                 yield from self._if_changed(post)
                 for reply in view.replies.get(post.ts, []):
                     yield from self._if_changed(reply)
-        for answer in self.answers():
+        for answer in self.answers(snapshot.names):
             yield from self._if_changed(answer)
 
     def file(self, file_id: str) -> tuple[str, bytes] | None:

@@ -124,10 +124,10 @@ class TerminalDemo:
 
     def _show_new(self) -> None:
         if self.feed is not None:
-            names = self.feed.names()
-            for post in self.feed.changes():
+            snapshot = self.feed.snapshot()
+            for post in self.feed.changes(snapshot):
                 key = (post.channel_id, post.ts)
-                self.console.print(post_panel(post, names, since=self._shown.get(key)))
+                self.console.print(post_panel(post, snapshot.names, since=self._shown.get(key)))
                 self._shown[key] = post.blocks
                 for path in self._save_files(post):
                     self.console.print(Text(f"  saved {path}", "magenta"), soft_wrap=True)

@@ -48,10 +48,12 @@ class WebView:
 
     def state(self) -> dict[str, Any]:
         """The sidebar and every channel's pane, with a version that changes when anything does."""
-        names = self.feed.names()
-        views = self.feed.channels()
-        panes = {v.id: channel_html(v, names, self.feed.answers(v.id)) for v in views}
-        sidebar = [{"id": v.id, "name": v.name} for v in views]
+        snapshot = self.feed.snapshot()
+        panes = {
+            v.id: channel_html(v, snapshot.names, self.feed.answers(snapshot.names, v.id))
+            for v in snapshot.channels
+        }
+        sidebar = [{"id": v.id, "name": v.name} for v in snapshot.channels]
         version = hashlib.sha256(json.dumps([sidebar, panes]).encode()).hexdigest()[:16]
         return {"version": version, "sidebar": sidebar, "panes": panes}
 

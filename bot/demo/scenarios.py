@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.errors import NotFoundError
-from bot.sandbox.pack import Pack, load_pack
+from bot.sandbox.pack import Pack, load_meta, load_pack
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
@@ -26,8 +26,8 @@ def bundled(folder: Path = SCENARIOS) -> list[Scenario]:
     """Every pack folder (one with a scenario.yaml), by name."""
     found = []
     for path in sorted(p for p in folder.iterdir() if (p / "scenario.yaml").is_file()):
-        pack = load_pack(path, with_expected=False)
-        found.append(Scenario(pack.name, path, first_sentence(pack.meta.description or "")))
+        meta = load_meta(path)  # the listing needs no metrics, logs or objects
+        found.append(Scenario(meta.name, path, first_sentence(meta.description or "")))
     return found
 
 

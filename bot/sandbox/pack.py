@@ -133,13 +133,20 @@ class Pack:
         return self.meta.name
 
 
-def load_pack(root: str | Path, *, with_expected: bool = True, taxonomy: Taxonomy | None = None) -> Pack:
-    """Read every file of the pack; raise PackError naming the first problem's file and line."""
+def load_meta(root: str | Path) -> ScenarioMeta:
+    """Only the pack's scenario.yaml (its name, clock and description), e.g. to list packs."""
     root = Path(root)
     if not root.is_dir():
         raise PackError(f"{root}: not a directory (a scenario pack is a folder)")
     meta = _model(root / "scenario.yaml", ScenarioMeta, required=True)
     assert meta is not None
+    return meta
+
+
+def load_pack(root: str | Path, *, with_expected: bool = True, taxonomy: Taxonomy | None = None) -> Pack:
+    """Read every file of the pack; raise PackError naming the first problem's file and line."""
+    root = Path(root)
+    meta = load_meta(root)
     alert_path = root / "alert.json"
     body = _read(alert_path, required=True)
     assert body is not None

@@ -13,14 +13,11 @@ from html import escape
 from typing import Any
 
 from bot.demo.feed import ChannelView, Names, Post
-from bot.demo.mrkdwn import Kind, Piece, parse, plain
+from bot.demo.mrkdwn import Kind, Piece, text_object
 
 
 def text(obj: dict[str, Any] | None, names: Names) -> str:
-    if not obj:
-        return ""
-    raw = str(obj.get("text", ""))
-    return pieces_html(parse(raw) if obj.get("type") == "mrkdwn" else plain(raw), names)
+    return pieces_html(text_object(obj), names)
 
 
 def pieces_html(pieces: list[Piece], names: Names) -> str:

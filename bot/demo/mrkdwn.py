@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Kind(StrEnum):
@@ -91,6 +93,14 @@ def parse(text: str) -> list[Piece]:
 def plain(text: str) -> list[Piece]:
     """A plain_text object: no formatting, but Slack still turns :emoji: into pictures."""
     return [Piece(Kind.TEXT, emojify(text))]
+
+
+def text_object(obj: Mapping[str, Any] | None) -> list[Piece]:
+    """The pieces of a Block Kit text object, read by its `type` (mrkdwn or plain_text)."""
+    if not obj:
+        return []
+    raw = str(obj.get("text", ""))
+    return parse(raw) if obj.get("type") == "mrkdwn" else plain(raw)
 
 
 def _inline(text: str, style: Piece) -> list[Piece]:

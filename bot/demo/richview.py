@@ -14,19 +14,14 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.demo.feed import Names, Post
-from bot.demo.mrkdwn import Kind, Piece, parse, plain
+from bot.demo.mrkdwn import Kind, Piece, text_object
 
 BUTTON_STYLE = {"primary": "bold white on green", "danger": "bold white on red"}
 
 
 def text(obj: dict[str, Any] | None, names: Names) -> Text:
     """A text object (mrkdwn or plain_text) as rich Text."""
-    if not obj:
-        return Text()
-    pieces = (
-        parse(str(obj.get("text", ""))) if obj.get("type") == "mrkdwn" else plain(str(obj.get("text", "")))
-    )
-    return pieces_text(pieces, names)
+    return pieces_text(text_object(obj), names)
 
 
 def pieces_text(pieces: list[Piece], names: Names) -> Text:

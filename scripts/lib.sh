@@ -54,14 +54,15 @@ ensure_test_servers() {
 
 # .venv with the project installed (extras in $1, e.g. "dev"); reinstalls when pyproject.toml changes.
 ensure_venv() {
-  local extras="${1:-}" python stamp
+  local extras="${1:-}" python stamp hash
   python="$(find_python)"
-  stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)-${extras:-base}"
+  hash="$(sha256sum pyproject.toml | cut -c1-16)"
+  stamp=".venv/.installed-${hash}-${extras:-base}"
   if [ ! -x .venv/bin/python ]; then
     "$python" -m venv .venv || die "could not create .venv (on Debian: apt-get install python3-venv)"
   fi
   # a venv with the dev extras has everything the base install has
-  if [ -z "$extras" ] && compgen -G ".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)-*" >/dev/null; then
+  if [ -z "$extras" ] && compgen -G ".venv/.installed-${hash}-*" >/dev/null; then
     return 0
   fi
   if [ ! -f "$stamp" ]; then

@@ -20,6 +20,9 @@ from bot.errors import PayloadError, validation_reasons
 # Alertmanager writes Go's zero time for alerts that have not ended.
 GO_ZERO_YEAR = 1
 MAX_BODY_BYTES = 5 * 1024 * 1024
+# The name given to an alert sent without `alertname` (alerts POSTed to Alertmanager's API by other
+# tools need not have one). Refusing it would lose the whole group: Alertmanager does not retry a 4xx.
+UNNAMED_ALERT = "UnnamedAlert"
 
 
 class _Model(BaseModel):
@@ -44,13 +47,6 @@ class WebhookAlert(_Model):
             raise ValueError("timestamp must carry a time zone (RFC 3339)")
         return value.astimezone(UTC) if value is not None else None
 
-    @field_validator("labels")
-    @classmethod
-    def _has_alertname(cls, labels: dict[str, str]) -> dict[str, str]:
-        if not labels.get("alertname"):
-            raise ValueError("the alertname label is missing")
-        return labels
-
     @property
     def ended_at(self) -> datetime | None:
         """`endsAt`, or None for Go's zero time."""
@@ -60,7 +56,12 @@ class WebhookAlert(_Model):
 
     @property
     def alertname(self) -> str:
-        return self.labels["alertname"]
+        """The alert's name, or the placeholder when it came without one (see `unnamed`)."""
+        return self.labels.get("alertname") or UNNAMED_ALERT
+
+    @property
+    def unnamed(self) -> bool:
+        return not self.labels.get("alertname")
 
     @property
     def query(self) -> str | None:

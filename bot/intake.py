@@ -16,10 +16,10 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from bot.alertmanager import MODEL_LABELS, SERVICE_LABELS, WebhookAlert, WebhookPayload
+from bot.alertmanager import MODEL_LABELS, SERVICE_LABELS, UNNAMED_ALERT, WebhookAlert, WebhookPayload
 from bot.clock import Clock, utc_now
 from bot.config import BotConfig
-from bot.domain import AlertStatus, IncidentStatus, IntakeOutcome, IntakeResult
+from bot.domain import AlertStatus, EventKind, IncidentStatus, IntakeOutcome, IntakeResult
 from bot.lifecycle import Lifecycle
 from bot.promql import alert_namespace
 from bot.store.db import Database
@@ -181,6 +181,10 @@ class Intake:
             self._lifecycle.alert_changed(
                 session, incident_id, now=now, resolved=resolved, text=text, data=data
             )
+            if alert.unnamed:
+                self._lifecycle.event(
+                    session, incident_id, now, "alertmanager", EventKind.NOTE, *_unnamed(alert)
+                )
             return True
         row = session.scalars(
             select(AlertRow)
@@ -198,6 +202,16 @@ class Intake:
                 session, incident_id, now=now, resolved=resolved, text=text, data=data
             )
         return False
+
+
+def _unnamed(alert: WebhookAlert) -> tuple[str, dict[str, object]]:
+    """The note for an alert kept under the placeholder name, since it came without one."""
+    text = (
+        f"alert {alert.fingerprint} came without an alertname label and is recorded as {UNNAMED_ALERT} "
+        f"(its labels: {', '.join(sorted(alert.labels)) or 'none'}): runbooks and dashboards matched by "
+        "name will not apply"
+    )
+    return text, {"unnamed_alert": alert.fingerprint}
 
 
 def _describe(alert: WebhookAlert, what: str) -> str:

@@ -140,7 +140,7 @@ class Lifecycle:
 
     def alerts_truncated(self, session: Session, incident_id: int, truncated: int, *, now: datetime) -> None:
         """Say that Alertmanager left alerts out (max_alerts), once per new count."""
-        last = session.scalar(
+        notes = session.scalars(
             select(TimelineEventRow.data)
             .where(
                 TimelineEventRow.incident_id == incident_id,
@@ -148,8 +148,9 @@ class Lifecycle:
                 TimelineEventRow.actor == "alertmanager",
             )
             .order_by(TimelineEventRow.id.desc())
-            .limit(1)
+            .limit(50)
         )
+        last = next((n for n in notes if n and "truncated_alerts" in n), None)
         if last and last.get("truncated_alerts") == truncated:
             return
         text = (

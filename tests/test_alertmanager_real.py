@@ -73,3 +73,22 @@ def check_notifications(live: str, api: httpx.Client) -> None:
     assert statuses == ["firing", "resolved"]
     assert len(api.get("/api/incidents").json()["incidents"]) == 1
     assert all(len(a["fingerprint"]) == 16 for a in detail["alerts"])
+
+
+def test_real_alertmanager_forwards_an_alert_without_alertname_and_it_is_kept(live: str) -> None:
+    """Alertmanager's API takes an alert with any non-empty labels; the bot must not 400 its group."""
+    started = datetime.now(UTC) - timedelta(minutes=2)
+    alert = {
+        "labels": {"service": "llama-chat", "namespace": "llm-serving", "severity": "page"},
+        "annotations": {"summary": "posted by a script without an alertname"},
+        "startsAt": started.isoformat(),
+    }
+    with (
+        httpx.Client(base_url=live, headers=api_headers(), timeout=10) as api,
+        running_alertmanager(f"{live}/webhooks/alertmanager", ALERTMANAGER_TOKEN) as am,
+    ):
+        httpx.post(f"{am}/api/v2/alerts", json=[alert]).raise_for_status()
+        incidents = wait_until(lambda: api.get("/api/incidents").json()["incidents"])
+        detail = api.get(f"/api/incidents/{incidents[0]['id']}").json()
+    assert [a["alertname"] for a in detail["alerts"]] == ["UnnamedAlert"]
+    assert any("without an alertname" in e["text"] for e in detail["timeline"])

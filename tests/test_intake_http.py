@@ -129,8 +129,6 @@ def test_group_firing_after_resolution_opens_a_new_incident(client: httpx.Client
 
 def test_malformed_bodies_get_400_with_reason_and_store_nothing(client: httpx.Client, deps: Deps) -> None:
     good = webhook([alert()])
-    no_name = webhook([alert()])
-    del no_name["alerts"][0]["labels"]["alertname"]
     naive = webhook([alert(starts_at="2026-06-01T09:58:00")])
     cases = {
         b"{not json": "not valid JSON",
@@ -139,7 +137,6 @@ def test_malformed_bodies_get_400_with_reason_and_store_nothing(client: httpx.Cl
         json.dumps({k: v for k, v in good.items() if k != "groupKey"}).encode(): "groupKey",
         json.dumps({**good, "alerts": []}).encode(): "alerts",
         json.dumps({**good, "status": "exploded"}).encode(): "status",
-        json.dumps(no_name).encode(): "alertname",
         json.dumps(naive).encode(): "time zone",
         "\xff".encode("latin-1"): "not valid JSON",
     }
@@ -148,6 +145,26 @@ def test_malformed_bodies_get_400_with_reason_and_store_nothing(client: httpx.Cl
         assert response.status_code == 400, body
         assert reason in response.json()["error"], (body, response.json())
     assert totals(deps.db) == {"incidents": 0, "alerts": 0, "timeline": 0, "jobs": 0}
+
+
+def test_alert_without_alertname_is_kept_under_a_placeholder_and_noted(
+    client: httpx.Client, deps: Deps
+) -> None:
+    """Alertmanager does not retry a 4xx: refusing the unnamed alert would lose its whole group."""
+    unnamed = alert(labels={"service": "llama-chat"})
+    del unnamed["labels"]["alertname"]
+    named = alert(alertname="LlamaChatErrorBudgetBurn")
+    body = webhook([unnamed, named], common_labels={})
+    answer = post(client, body).json()
+    assert answer["outcome"] == "opened" and answer["new_alerts"] == 2
+    incident = fetch(client, answer["incident_id"])
+    assert {a["alertname"] for a in incident["alerts"]} == {"UnnamedAlert", "LlamaChatErrorBudgetBurn"}
+    notes = [e["text"] for e in incident["timeline"] if "without an alertname" in e["text"]]
+    assert len(notes) == 1 and unnamed["fingerprint"] in notes[0] and "service" in notes[0], notes
+    again = post(client, body).json()  # the next notification of the group notes it no more
+    assert again["outcome"] == "attached"
+    timeline = fetch(client, answer["incident_id"])["timeline"]
+    assert sum("without an alertname" in e["text"] for e in timeline) == 1
 
 
 def test_bearer_token_is_enforced(client: httpx.Client, deps: Deps) -> None:

@@ -6,10 +6,9 @@ one `Deps` here and hands its services down; nothing below the entry points buil
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from bot.actions.approvers import Approvers, Directory
 from bot.actions.executors import Limits
@@ -135,12 +134,10 @@ def build_deps(
     config: BotConfig | None = None,
     clock: Clock = utc_now,
     publisher: Publisher | None = None,
-    nvml: Mapping[str, Any] | None = None,
     knowledge: Knowledge | None = None,
 ) -> Deps:
     """Load and validate the configuration and the data files (ConfigError on a mistake), then wire.
 
-    `nvml` hands in the GPU nodes' NVML readers (a pack's recordings); None reads this host's.
     `knowledge` reuses data files already loaded from the same settings (a run over many packs).
     """
     config = config if config is not None else load_config(settings.incident_bot_config)
@@ -153,7 +150,7 @@ def build_deps(
     db = create_database(settings.database_url, pool_size=settings.db_pool_size)
     worker: Worker | None = None  # built below, on these services; woken when they queue jobs
     services = _services(settings, config, db, clock, on_queued=lambda: worker.wake() if worker else None)
-    engine = TriageEngine.from_settings(settings, config, db, knowledge, clock=clock, nvml=nvml)
+    engine = TriageEngine.from_settings(settings, config, db, knowledge, clock=clock)
     runner = action_runner(settings, config, services, clock)
     engine.act = runner.execute
     publisher = publisher or _publisher(settings, config, services, engine)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -50,6 +51,12 @@ class Settings(BaseSettings):
     elasticsearch_url: str | None = Field(default=None, description="Elasticsearch URL")
     elasticsearch_api_key: SecretStr | None = Field(default=None, description="Elasticsearch API key")
     logs_index: str | None = Field(default=None, description="Index pattern of the ECS logs")
+    logs_backend: Literal["auto", "elasticsearch", "opensearch"] | None = Field(
+        default=None, description="Log cluster flavour; unset or auto: from the root answer"
+    )
+    logs_fields: Literal["auto", "ecs", "fluentbit", "flat"] | None = Field(
+        default=None, description="Log field preset; unset or auto: the one the index's fields match"
+    )
     kibana_url: str | None = Field(default=None, description="Kibana base URL for Discover links")
     kubernetes_api_url: str | None = Field(
         default=None, description="API server URL; unset: in-cluster or KUBECONFIG"
@@ -72,6 +79,23 @@ class Settings(BaseSettings):
         description="Namespace assumed when neither the incident, its service nor its alerts name one",
     )
     tool_timeout_seconds: float = Field(default=5.0, gt=0, le=120, description="Deadline of every tool call")
+    # GPU state: the `gpu-agent` DaemonSet on the GPU nodes, found through its pods (or a static map).
+    gpu_agent_namespace: str = Field(
+        default="incident-bot",
+        pattern=r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$",
+        description="Namespace of the gpu-agent DaemonSet's pods",
+    )
+    gpu_agent_selector: str = Field(
+        default="app.kubernetes.io/name=incident-bot-gpu-agent",
+        min_length=1,
+        description="Label selector of the gpu-agent pods",
+    )
+    gpu_agent_urls: str | None = Field(
+        default=None, description="node=http://host:port,... : the agents without pod discovery"
+    )
+    node_name: str | None = Field(
+        default=None, description="gpu-agent: this node's name (the downward API's spec.nodeName)"
+    )
     signals_file: Path | None = Field(default=None, description="Signal catalog replacing tools/signals.yaml")
     runbooks_dir: Path | None = Field(default=None, description="Runbook folder replacing runbooks/")
     taxonomy_file: Path | None = Field(default=None, description="Taxonomy replacing the shipped one")
@@ -115,12 +139,16 @@ class Settings(BaseSettings):
         "elasticsearch_url",
         "elasticsearch_api_key",
         "logs_index",
+        "logs_backend",
+        "logs_fields",
         "kibana_url",
         "kubernetes_api_url",
         "kubernetes_token",
         "kubernetes_actions_token",
         "kubeconfig",
         "kubernetes_namespace",
+        "gpu_agent_urls",
+        "node_name",
         "signals_file",
         "runbooks_dir",
         "taxonomy_file",

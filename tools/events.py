@@ -38,19 +38,43 @@ class Subjects:
 
 
 def event_times(event: dict[str, Any]) -> tuple[datetime | None, datetime | None]:
-    """First and last occurrence (events.k8s.io series and core/v1 counts alike)."""
-    first = parse_time(event.get("firstTimestamp")) or parse_time(event.get("eventTime"))
-    last = parse_time(event.get("lastTimestamp")) or parse_time(event.get("eventTime")) or first
+    """First and last occurrence, of a core/v1 event (`firstTimestamp`, `lastTimestamp`) or of an
+    events.k8s.io/v1 one (`eventTime`, `series.lastObservedTime`, and the `deprecated...` copies
+    an event written through core/v1 carries when read through events.k8s.io)."""
+    first = (
+        parse_time(event.get("firstTimestamp"))
+        or parse_time(event.get("deprecatedFirstTimestamp"))
+        or parse_time(event.get("eventTime"))
+    )
+    last = (
+        parse_time(event.get("lastTimestamp"))
+        or parse_time(event.get("deprecatedLastTimestamp"))
+        or parse_time(event.get("eventTime"))
+        or first
+    )
     series = event.get("series") or {}
     if series.get("lastObservedTime"):
         last = parse_time(series["lastObservedTime"])
     return first, last
 
 
+def event_count(event: dict[str, Any]) -> int:
+    """How many times it happened: a series' count (events.k8s.io, and core/v1 events its writers
+    made, whose `count` is empty), else the core/v1 count or its events.k8s.io copy, else once."""
+    series = event.get("series") or {}
+    return int(series.get("count") or event.get("count") or event.get("deprecatedCount") or 1)
+
+
 def scoped_events(
-    events: Iterable[dict[str, Any]], subjects: Subjects, window: Window, *, namespace: str
+    events: Iterable[dict[str, Any]],
+    subjects: Subjects,
+    window: Window,
+    *,
+    namespace: str,
+    api: str = "/api/v1",
 ) -> list[Evidence]:
-    """Warning events (and every event of a node) of the subjects that occurred inside the window."""
+    """Warning events (and every event of a node) of the subjects that occurred inside the window;
+    `api` is where they were read (`/api/v1`, or `/apis/events.k8s.io/v1`)."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for event in events:
         obj = event.get("involvedObject") or event.get("regarding") or {}
@@ -63,11 +87,11 @@ def scoped_events(
         if last is None or last < window.start or (first is not None and first > window.as_of):
             continue
         groups.setdefault((str(event.get("reason")), kind.lower(), name), []).append(event)
-    return [_evidence(key, group, window, namespace) for key, group in sorted(groups.items())]
+    return [_evidence(key, group, window, namespace, api) for key, group in sorted(groups.items())]
 
 
 def _evidence(
-    key: tuple[str, str, str], group: list[dict[str, Any]], window: Window, namespace: str
+    key: tuple[str, str, str], group: list[dict[str, Any]], window: Window, namespace: str, api: str
 ) -> Evidence:
     reason, kind, name = key
     times = [event_times(e) for e in group]
@@ -78,16 +102,17 @@ def _evidence(
     # When it happened inside the window: its first occurrence there, else its latest.
     onset = min(inside) if inside else last
     before = first is not None and first < window.start
-    count = sum(int(e.get("count") or 1) for e in group)
+    count = sum(event_count(e) for e in group)
     message = str(group[-1].get("message") or group[-1].get("note") or "").strip()
-    where = f"/api/v1/namespaces/{namespace}/events" if kind != "node" else "/api/v1/events"
+    where = f"{api}/namespaces/{namespace}/events" if kind != "node" else f"{api}/events"
+    field = "regarding" if "events.k8s.io" in api else "involvedObject"
     summary = f"{group[-1].get('type', 'Event')} {reason} {kind}/{name} x{count}: {message[:200]}"
     if before and first is not None:
         summary += f" (recurring since {first:%Y-%m-%d %H:%M}Z, before the incident)"
     return Evidence(
         id=f"k8s:event:{reason}:{kind}/{name}",
         source=Source.KUBERNETES,
-        query=f"GET {where} (involvedObject {kind}/{name})",
+        query=f"GET {where} ({field} {kind}/{name})",
         summary=summary,
         value=count,
         at=last,

@@ -1,25 +1,46 @@
 """Kubernetes evidence through the official client: rollouts and their diff, warning events,
 pod health, node state, HTTPRoute backends — and the topology that scopes the other tools.
 
-Read-only: only list/get calls. Each call carries the tool's timeout.
+Read-only: only list/get calls. Each call carries the tool's timeout. Where clusters differ, the
+tool asks the newer API first and falls back: events.k8s.io/v1 events, else core/v1; HTTPRoutes of
+gateway.networking.k8s.io/v1, else v1beta1 (older Gateway API installs), listed across namespaces
+(a route in a gateway's namespace may send traffic here), else only in the incident's namespace.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from kubernetes import client as k8s
+from kubernetes.client.exceptions import ApiException
 
 from tools.events import Subjects, scoped_events
-from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded, parse_time
-from tools.routes import deliberate_split, route_changed_at
-from tools.templates import template_diff
+from tools.kube_rollouts import REVISION, by_revision, is_rollback, rollout_evidence
+from tools.kube_topology import Topology, pod_name_pattern
+from tools.result import (
+    DEFAULT_TIMEOUT,
+    Evidence,
+    Gap,
+    Source,
+    Status,
+    ToolResult,
+    Window,
+    bounded,
+    describe_error,
+    parse_time,
+)
+from tools.routes import route_evidence, serves_namespace
 
-REVISION = "deployment.kubernetes.io/revision"
+__all__ = ["REVISION", "KubeTool", "Topology", "api_client", "pod_name_pattern"]
+
 GPU_RESOURCE = "nvidia.com/gpu"
+GATEWAY = "gateway.networking.k8s.io"
+ROUTE_VERSIONS = ("v1", "v1beta1")
+EVENTS_V1 = "/apis/events.k8s.io/v1"
+NO_GATEWAY_API = "Gateway API not installed"
 
 
 def api_client(url: str, *, token: str | None = None, verify_ssl: bool = True) -> k8s.ApiClient:
@@ -32,20 +53,6 @@ def api_client(url: str, *, token: str | None = None, verify_ssl: bool = True) -
     return k8s.ApiClient(config)
 
 
-@dataclass
-class Topology:
-    """Who serves the incident: routes → services → pods → ReplicaSets/deployments → nodes."""
-
-    namespace: str
-    routes: list[dict[str, Any]] = field(default_factory=list)
-    services: list[dict[str, Any]] = field(default_factory=list)
-    pods: list[dict[str, Any]] = field(default_factory=list)
-    replicasets: list[dict[str, Any]] = field(default_factory=list)
-    deployments: list[dict[str, Any]] = field(default_factory=list)
-    nodes: list[dict[str, Any]] = field(default_factory=list)
-    ingresses: list[dict[str, Any]] = field(default_factory=list)  # networking.k8s.io/v1
-
-
 class KubeTool:
     """Read-only views of the cluster around the incident."""
 
@@ -55,13 +62,22 @@ class KubeTool:
         self._apps = k8s.AppsV1Api(api)
         self._custom = k8s.CustomObjectsApi(api)
         self._networking = k8s.NetworkingV1Api(api)
+        self._events_v1 = k8s.EventsV1Api(api)
         self._timeout = timeout
 
     # -- raw reads (bounded) -------------------------------------------------------------------
     def _call(self, what: str, call: Callable[[], Any]) -> Any:
-        got = bounded(Source.KUBERNETES, what, call, timeout=self._timeout)
+        def answered() -> Any:
+            try:
+                return call()
+            except ApiException as exc:  # kept apart: the status decides the fallbacks
+                return _Refused(int(exc.status or 0), describe_error(exc))
+
+        got = bounded(Source.KUBERNETES, what, answered, timeout=self._timeout)
         if isinstance(got, Gap):
             raise _GapError(got)
+        if isinstance(got, _Refused):
+            raise _GapError(Gap(source=Source.KUBERNETES, what=what, reason=got.reason), got.status)
         return got
 
     def _items(self, what: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
@@ -74,17 +90,21 @@ class KubeTool:
         return list(body.get("items") or [])
 
     def topology(self, namespace: str) -> Topology | Gap:
-        """Every object the scope resolution needs, in one namespace (nodes cluster-wide)."""
+        """Every object the scope resolution needs, in one namespace (nodes cluster-wide, routes
+        wherever they send traffic into it)."""
         try:
+            routes, version, gaps = self._routes(namespace)
             return Topology(
                 namespace=namespace,
-                routes=self._routes(namespace),
+                routes=routes,
                 services=self._items("services", self._core.list_namespaced_service, namespace),
                 pods=self._items("pods", self._core.list_namespaced_pod, namespace),
                 replicasets=self._items("replicasets", self._apps.list_namespaced_replica_set, namespace),
                 deployments=self._items("deployments", self._apps.list_namespaced_deployment, namespace),
                 nodes=self._items("nodes", self._core.list_node),
                 ingresses=self._ingresses(namespace),
+                route_version=version,
+                gaps=gaps,
             )
         except _GapError as exc:
             return exc.gap
@@ -93,85 +113,106 @@ class KubeTool:
         try:
             return self._items("ingresses", self._networking.list_namespaced_ingress, namespace)
         except _GapError as exc:
-            if "404" in exc.gap.reason or "Not Found" in exc.gap.reason:
+            if exc.status == 404 or "404" in exc.gap.reason:
                 return []
             raise
 
-    def _routes(self, namespace: str) -> list[dict[str, Any]]:
-        try:
-            return self._items(
-                "httproutes",
-                self._custom.list_namespaced_custom_object,
-                "gateway.networking.k8s.io",
-                "v1",
-                namespace,
-                "httproutes",
+    def _routes(self, namespace: str) -> tuple[list[dict[str, Any]], str, list[Gap]]:
+        """HTTPRoutes of the newest served version: across namespaces, those of `namespace` and
+        those with a backend in it; where listing across namespaces is forbidden (a namespaced
+        role), the namespace's own, with a gap saying what could not be seen."""
+        for version in ROUTE_VERSIONS:
+            try:
+                listed = self._items(
+                    "httproutes", self._custom.list_cluster_custom_object, GATEWAY, version, "httproutes"
+                )
+                return [r for r in listed if serves_namespace(r, namespace)], version, []
+            except _GapError as exc:
+                if exc.status == 404:
+                    continue  # this version is not served: try the older one
+                if exc.status != 403:
+                    raise
+            try:
+                own = self._items(
+                    "httproutes",
+                    self._custom.list_namespaced_custom_object,
+                    GATEWAY,
+                    version,
+                    namespace,
+                    "httproutes",
+                )
+            except _GapError as exc:
+                if exc.status == 404:
+                    continue
+                raise
+            reason = (
+                "listing httproutes across namespaces is forbidden: cross-namespace routes "
+                f"(a gateway namespace's routes to {namespace}'s Services) could not be read"
             )
+            return own, version, [Gap(source=Source.KUBERNETES, what="httproutes", reason=reason)]
+        reason = f"{NO_GATEWAY_API} (no HTTPRoute in {GATEWAY} v1 or v1beta1)"
+        return [], ROUTE_VERSIONS[0], [Gap(source=Source.KUBERNETES, what="httproutes", reason=reason)]
+
+    def _events(self, namespace: str, *, nodes: bool) -> tuple[list[dict[str, Any]], str]:
+        """The namespace's events (and every node's), from events.k8s.io/v1 where it is served and
+        readable, else from core/v1; the API read is returned for the evidence's query."""
+        try:
+            events = self._items("events", self._events_v1.list_namespaced_event, namespace)
+            if nodes:
+                events += self._items(
+                    "node events",
+                    self._events_v1.list_event_for_all_namespaces,
+                    field_selector="regarding.kind=Node",
+                )
+            return events, EVENTS_V1
         except _GapError as exc:
-            if "404" in exc.gap.reason or "Not Found" in exc.gap.reason:
-                return []  # Gateway API not installed: no routes, not a failure
-            raise
+            if exc.status not in (403, 404):
+                raise
+        events = self._items("events", self._core.list_namespaced_event, namespace)
+        if nodes:
+            events += self._items(
+                "node events",
+                self._core.list_event_for_all_namespaces,
+                field_selector="involvedObject.kind=Node",
+            )
+        return events, "/api/v1"
 
     # -- evidence ------------------------------------------------------------------------------
     def rollouts(self, topo: Topology, window: Window, deployments: list[str] | None = None) -> ToolResult:
-        """Deployment rollouts inside the window, with the diff of the new and previous templates."""
+        """Deployment rollouts and rollbacks inside the window, ordered by revision, with the diff of
+        the new and previous templates (see tools.kube_rollouts). The namespace's events, which
+        date a rollback, are read only when a rollback is there to date."""
         evidence = []
+        events: list[dict[str, Any]] | None = None
         for deployment in topo.deployments:
             name = deployment["metadata"]["name"]
             if deployments is not None and name not in deployments:
                 continue
-            owned = sorted(
-                (rs for rs in topo.replicasets if _owned_by(rs, "Deployment", name)),
-                key=lambda rs: int((rs["metadata"].get("annotations") or {}).get(REVISION, "0")),
+            if events is None and self._reused(deployment, topo):
+                try:
+                    events = self._events(topo.namespace, nodes=False)[0]
+                except _GapError:
+                    events = []  # undated by events: the other sources still date it
+            found = rollout_evidence(
+                deployment, topo.replicasets, window, namespace=topo.namespace, events=events or []
             )
-            if not owned:
-                continue
-            newest = owned[-1]
-            created = parse_time(newest["metadata"].get("creationTimestamp"))
-            if created is None or not (window.start <= created <= window.as_of):
-                continue
-            previous = owned[-2] if len(owned) > 1 else None
-            changes = template_diff(previous, newest) if previous else ["first revision"]
-            revision = (newest["metadata"].get("annotations") or {}).get(REVISION, "?")
-            cause = (newest["metadata"].get("annotations") or {}).get("kubernetes.io/change-cause")
-            summary = f"deployment/{name} rolled out revision {revision} at {created:%H:%M:%S}Z"
-            summary += f": {'; '.join(changes)}" if changes else " (no template change)"
-            if cause:
-                summary += f" (change-cause: {cause})"
-            evidence.append(
-                Evidence(
-                    id=f"k8s:rollout:{topo.namespace}/{name}:{revision}",
-                    source=Source.KUBERNETES,
-                    query=f"GET /apis/apps/v1/namespaces/{topo.namespace}/replicasets (owner deployment/{name})",
-                    summary=summary,
-                    value=int(revision) if revision.isdigit() else revision,
-                    at=created,
-                    onset=created,
-                    link=f"kubectl -n {topo.namespace} rollout history deployment/{name} --revision={revision}",
-                    labels={
-                        "kind": "rollout",
-                        "deployment": name,
-                        "replicaset": newest["metadata"]["name"],
-                        "previous_replicaset": previous["metadata"]["name"] if previous else "",
-                        "changes": " | ".join(changes),
-                    },
-                )
-            )
+            if found is not None:
+                evidence.append(found)
         return ToolResult.of(evidence)
+
+    @staticmethod
+    def _reused(deployment: dict[str, Any], topo: Topology) -> bool:
+        """Whether the Deployment's current ReplicaSet is a reused one (a rollback to date)."""
+        owned = by_revision(deployment, topo.replicasets)
+        return len(owned) > 1 and is_rollback(owned[-1], owned[:-1])
 
     def warning_events(self, topo: Topology, window: Window, subjects: Subjects) -> ToolResult:
         """Warning events of the incident's objects and the events of its nodes (see tools.events)."""
         try:
-            events = self._items("events", self._core.list_namespaced_event, topo.namespace)
-            if subjects.nodes:
-                events += self._items(
-                    "node events",
-                    self._core.list_event_for_all_namespaces,
-                    field_selector="involvedObject.kind=Node",
-                )
+            events, api = self._events(topo.namespace, nodes=bool(subjects.nodes))
         except _GapError as exc:
             return ToolResult.from_gap(exc.gap)
-        return ToolResult.of(scoped_events(events, subjects, window, namespace=topo.namespace))
+        return ToolResult.of(scoped_events(events, subjects, window, namespace=topo.namespace, api=api))
 
     def pod_health(self, topo: Topology, pods: list[str] | None = None) -> ToolResult:
         """Restarts, last termination reasons, waiting reasons and readiness of the pods in scope."""
@@ -289,46 +330,36 @@ class KubeTool:
         return ToolResult.of(evidence)
 
     def route_backends(self, topo: Topology, routes: list[str] | None = None) -> ToolResult:
-        """HTTPRoute backends and their weights (share of traffic each gets)."""
+        """HTTPRoute backends and their weights (share of traffic each gets); a backend in another
+        namespace than its route's is named `namespace/name`."""
         evidence = []
         for route in topo.routes:
             name = route["metadata"]["name"]
+            home = route["metadata"].get("namespace") or topo.namespace
             if routes is not None and name not in routes:
                 continue
-            changed = route_changed_at(route)
-            canary = deliberate_split(route)
-            for index, rule in enumerate((route.get("spec") or {}).get("rules") or []):
-                refs = rule.get("backendRefs") or []
-                total = sum(int(r.get("weight", 1)) for r in refs) or 1
-                shares = [f"{r.get('name')} {int(r.get('weight', 1)) / total:.0%}" for r in refs]
-                evidence.append(
-                    Evidence(
-                        id=f"k8s:route:{topo.namespace}/{name}:{index}",
-                        source=Source.KUBERNETES,
-                        query=f"GET /apis/gateway.networking.k8s.io/v1/namespaces/{topo.namespace}/httproutes/{name}",
-                        summary=f"httproute/{name} rule {index}: " + ", ".join(shares),
-                        value=max((int(r.get("weight", 1)) / total for r in refs), default=0.0),
-                        link=f"kubectl -n {topo.namespace} get httproute {name} -o yaml",
-                        labels={
-                            "kind": "route",
-                            "route": name,
-                            "rule": str(index),
-                            "backends": ",".join(f"{r.get('name')}={r.get('weight', 1)}" for r in refs),
-                            **({"changed_at": f"{changed:%Y-%m-%dT%H:%M:%SZ}"} if changed else {}),
-                            "canary": str(canary).lower(),
-                        },
-                    )
-                )
+            evidence += route_evidence(route, version=topo.route_version, namespace=home)
+        # No Gateway API where Ingresses front the namespace is how it runs, not a blind spot.
+        gaps = [
+            g
+            for g in topo.gaps
+            if g.what == "httproutes" and not (topo.ingresses and g.reason.startswith(NO_GATEWAY_API))
+        ]
+        if gaps:
+            return ToolResult(status=Status.OK if evidence else Status.ERROR, evidence=evidence, gap=gaps[0])
         return ToolResult.of(evidence)
 
 
+@dataclass(frozen=True)
+class _Refused:
+    """The API server's refusal (its status code), kept from the client's exception."""
+
+    status: int
+    reason: str
+
+
 class _GapError(Exception):
-    def __init__(self, gap: Gap) -> None:
+    def __init__(self, gap: Gap, status: int | None = None) -> None:
         super().__init__(str(gap))
         self.gap = gap
-
-
-def _owned_by(obj: dict[str, Any], kind: str, name: str) -> bool:
-    return any(
-        o.get("kind") == kind and o.get("name") == name for o in obj["metadata"].get("ownerReferences") or []
-    )
+        self.status = status

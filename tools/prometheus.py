@@ -18,8 +18,9 @@ from urllib.parse import urlencode
 from prometheus_api_client import PrometheusConnect
 from urllib3.util.retry import Retry
 
+from tools.prom_probe import scope_gap
 from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded
-from tools.signals import Catalog, Scope, Signal
+from tools.signals import Catalog, Scope, Signal, family_of
 
 STEP = timedelta(minutes=1)
 BASELINE_POINTS = 15
@@ -92,10 +93,30 @@ class PrometheusTool:
 
     # -- signals -------------------------------------------------------------------------------
     def read_signals(self, names: Iterable[str], scope: Scope, window: Window) -> list[ToolResult]:
-        """Every named signal, read in parallel."""
+        """Every named signal, read in parallel; then a gap for each engine that runs the scope's
+        pods (by their images) but gave no series at all."""
         names = list(names)
         with ThreadPoolExecutor(max_workers=8, thread_name_prefix="prom") as pool:
-            return list(pool.map(lambda n: self.read_signal(n, scope, window), names))
+            results = list(pool.map(lambda n: self.read_signal(n, scope, window), names))
+        return results + self.silent_engines(names, scope, window, results)
+
+    def silent_engines(
+        self, names: list[str], scope: Scope, window: Window, results: list[ToolResult]
+    ) -> list[ToolResult]:
+        """One gap per expected engine family whose signals found nothing and that has no series for
+        the scope in the window (its hint says where its series are, if anywhere). Engines that no
+        pod of the scope runs say nothing: their silence is expected."""
+        heard = {family_of(e.labels.get("engine", "")) for r in results for e in r.evidence}
+        read = {family_of(key) for n in names for key in self._catalog.get(n).queries}
+        start = min(window.start, window.as_of - timedelta(hours=1))
+        out = []
+        for family in self._catalog.expected(scope.images):
+            if family.name in heard or family.name not in read:
+                continue
+            gap = scope_gap(self._client, family, scope, start, window.as_of, timeout=self._timeout)
+            if gap is not None:
+                out.append(ToolResult.from_gap(gap))
+        return out
 
     def read_signal(self, name: str, scope: Scope, window: Window) -> ToolResult:
         signal = self._catalog.get(name)
@@ -103,7 +124,7 @@ class PrometheusTool:
         gaps: list[Gap] = []
         start = min(window.start, window.as_of - timedelta(hours=1))
         for engine, template in signal.queries.items():
-            query = scope.render(template)
+            query = scope.render(template, window=window.as_of - window.start)
             if query is None:
                 continue
             got = bounded(

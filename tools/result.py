@@ -128,6 +128,12 @@ class ToolResult(BaseModel):
     def from_gap(cls, gap: Gap) -> ToolResult:
         return cls(status=Status.ERROR, gap=gap)
 
+    @classmethod
+    def partial(cls, evidence: list[Evidence], gap: Gap | None) -> ToolResult:
+        """What was seen, plus what could not be (some shards failed): the status stays OK or NO_DATA,
+        and the gap is reported beside the evidence, not instead of it."""
+        return cls(status=Status.OK if evidence else Status.NO_DATA, evidence=evidence, gap=gap)
+
 
 def parse_time(value: Any) -> datetime | None:
     """A backend's time: RFC 3339 text ("Z" or offset), epoch milliseconds, or a datetime; None if absent."""

@@ -1,10 +1,17 @@
 """What changed between two ReplicaSets' pod templates, said the way a responder reads a rollout:
-the image, each command-line flag, each environment variable, each resource limit and request.
+the image, each command-line flag, each environment variable, each resource limit and request,
+containers added or removed, and the template's own annotations and labels — a
+`kubectl rollout restart` changes nothing but the `kubectl.kubernetes.io/restartedAt` annotation,
+and is said as a restart, not as "no template change".
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
+HASH_LABEL = "pod-template-hash"  # the controller's own label: it differs between any two ReplicaSets
 
 
 def flags(args: list[str]) -> dict[str, str]:
@@ -56,8 +63,8 @@ def template_diff(old_rs: dict[str, Any], new_rs: dict[str, Any]) -> list[str]:
                 changes.append(f"{key} added" + (f" {new_flags[key]}" if new_flags[key] else ""))
             elif old_flags[key] != new_flags[key]:
                 changes.append(f"{key} {old_flags[key]} → {new_flags[key]}")
-        old_env = {e["name"]: e.get("value") for e in before.get("env") or []}
-        new_env = {e["name"]: e.get("value") for e in after.get("env") or []}
+        old_env = {e["name"]: _env_value(e) for e in before.get("env") or []}
+        new_env = {e["name"]: _env_value(e) for e in after.get("env") or []}
         for key in sorted(set(old_env) | set(new_env)):
             if old_env.get(key) != new_env.get(key):
                 changes.append(f"env {key} {old_env.get(key)} → {new_env.get(key)}")
@@ -69,4 +76,40 @@ def template_diff(old_rs: dict[str, Any], new_rs: dict[str, Any]) -> list[str]:
                     changes.append(f"{kind}.{key} {before_res.get(key)} → {after_res.get(key)}")
         if name != main:  # a sidecar's change is said as such: it is not the engine's
             changes[start:] = [f"container {name}: {c}" for c in changes[start:]]
+    changes += [f"container {name} removed" for name in old if name not in new]
+    return changes + metadata_diff(old_rs, new_rs)
+
+
+def metadata_diff(old_rs: dict[str, Any], new_rs: dict[str, Any]) -> list[str]:
+    """The template's annotations and labels that changed (pod-template-hash aside); a changed
+    `restartedAt` is said as the restart it is."""
+
+    def meta(rs: dict[str, Any], field: str) -> dict[str, str]:
+        template = ((rs.get("spec") or {}).get("template") or {}).get("metadata") or {}
+        found = {str(k): str(v) for k, v in (template.get(field) or {}).items()}
+        found.pop(HASH_LABEL, None)
+        return found
+
+    changes: list[str] = []
+    for field, word in (("annotations", "annotation"), ("labels", "label")):
+        old, new = meta(old_rs, field), meta(new_rs, field)
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) == new.get(key):
+                continue
+            if key == RESTARTED_AT and key in new:
+                changes.insert(0, f"restart (kubectl rollout restart at {new[key]})")
+            elif key not in new:
+                changes.append(f"template {word} {key} removed (was {old[key]})")
+            elif key not in old:
+                changes.append(f"template {word} {key} added {new[key]}")
+            else:
+                changes.append(f"template {word} {key} {old[key]} → {new[key]}")
     return changes
+
+
+def _env_value(entry: dict[str, Any]) -> str | None:
+    """An env entry's value as text: its literal, or where it comes from (a ConfigMap, a Secret key)."""
+    if "valueFrom" in entry:
+        return json.dumps(entry["valueFrom"], sort_keys=True)
+    value = entry.get("value")
+    return None if value is None else str(value)

@@ -5,7 +5,7 @@ the bot's store, the worker runs the announcement, the triage and the post, and 
 is read back. The floor is the same backend work issued directly, all at once, through the same clients:
 every catalog PromQL range query for the resolved scope and the alert's own expression, the
 Elasticsearch searches the triage made (bodies taken from the stand-in's request log), the
-Kubernetes list calls, and the NVML reads. The ratio says what the triage adds on top of the
+Kubernetes list calls, and the GPU agents' readings (GET /v1/gpus). The ratio says what the triage adds on top of the
 backends it cannot go faster than.
 
     .venv/bin/python bench/triage/run.py [--runs N] [PACK_DIR ...]   (default: scenarios/*)
@@ -23,6 +23,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bot.sandbox.evaluate import find_packs
 from bot.sandbox.pack import load_pack
 from bot.sandbox.replay import Replay, replaying
@@ -30,7 +32,6 @@ from bot.sandbox.up import Sandbox
 from bot.triage.gather import gather, prometheus_scope
 from bot.triage.knowledge import Knowledge
 from bot.triage.request import TriageRequest
-from tools.gpu import read_gpus
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,8 +62,8 @@ def floor_calls(replay: Replay) -> list[Callable[[], Any]]:
     es, logs = sandbox.elasticsearch, backends.logs
     if es is not None and logs is not None:  # a pack without logs has no log backend
         bodies = [dict(r) for r in es.requests if getattr(r, "endpoint", "_search") == "_search"][-3:]
-        es_client = logs._es
-        calls += [(lambda b=b: es_client.search(index=pack.meta.logs_index, **b)) for b in bodies]
+        es_client = logs.client
+        calls += [(lambda b=b: es_client.search(pack.meta.logs_index, b)) for b in bodies]
     kube = backends.kube
     ns = scope.namespace
     calls += [
@@ -81,7 +82,9 @@ def floor_calls(replay: Replay) -> list[Callable[[], Any]]:
         ),
         lambda: kube._networking.list_namespaced_ingress(ns, _preload_content=False),
     ]
-    calls += [(lambda n=n, p=p: read_gpus(p, n)) for n, p in sandbox.nvml.items() if n in scope.nodes]
+    agents = [a.url for n, a in sandbox.gpu_agents.items() if n in scope.nodes]
+    gpu_http = httpx.Client(timeout=5)
+    calls += [(lambda u=u: gpu_http.get(f"{u}/v1/gpus").raise_for_status()) for u in agents]
     return calls
 
 

@@ -18,7 +18,8 @@ from urllib3.exceptions import HTTPError
 
 FIELD_MANAGER = "incident-bot"
 JSON_PATCH = "application/json-patch+json"
-GATEWAY = ("gateway.networking.k8s.io", "v1")
+GATEWAY = "gateway.networking.k8s.io"
+ROUTE_VERSIONS = ("v1", "v1beta1")  # v1beta1 alone on clusters with Gateway API before v1.0
 Obj = dict[str, Any]
 
 
@@ -65,6 +66,7 @@ class KubeActions:
         self._autoscaling = k8s.AutoscalingV2Api(api)
         self._policy = k8s.PolicyV1Api(api)
         self._timeout = timeout
+        self._route_version: dict[tuple[str, str], str] = {}  # the version each route was read in
 
     def _json(self, call: Any, *args: Any, **kwargs: Any) -> Obj:
         try:
@@ -76,7 +78,22 @@ class KubeActions:
 
     # -- reads ---------------------------------------------------------------------------------
     def route(self, namespace: str, name: str) -> Obj:
-        return self._json(self._custom.get_namespaced_custom_object, *GATEWAY, namespace, "httproutes", name)
+        """The HTTPRoute in v1, else in v1beta1 (an unserved version and a missing route both answer
+        404: the first version's refusal is the one raised when neither has it)."""
+        first: KubeError | None = None
+        for version in ROUTE_VERSIONS:
+            get = self._custom.get_namespaced_custom_object
+            try:
+                found = self._json(get, GATEWAY, version, namespace, "httproutes", name)
+            except KubeError as exc:
+                if exc.status != 404:
+                    raise
+                first = first or exc
+                continue
+            self._route_version[(namespace, name)] = version
+            return found
+        assert first is not None
+        raise first
 
     def pod(self, namespace: str, name: str) -> Obj:
         return self._json(self._core.read_namespaced_pod, name, namespace)
@@ -116,7 +133,8 @@ class KubeActions:
     def patch_route(self, namespace: str, name: str, ops: list[Obj], *, dry_run: bool) -> Obj:
         return self._json(
             self._custom.patch_namespaced_custom_object,
-            *GATEWAY,
+            GATEWAY,
+            self._route_version.get((namespace, name), ROUTE_VERSIONS[0]),
             namespace,
             "httproutes",
             name,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from bot.cli import actions, admin, demo, incidents, sandbox, serve, triage
+from bot.cli import actions, admin, demo, doctor, gpu_agent, incidents, sandbox, serve, triage
 from bot.cli.app import app
 
 __all__ = ["app", "main"]
-_GROUPS = (actions, admin, demo, incidents, sandbox, serve, triage)  # importing them registers their commands
+# importing them registers their commands
+_GROUPS = (actions, admin, demo, doctor, gpu_agent, incidents, sandbox, serve, triage)
 
 
 def main() -> None:

@@ -27,6 +27,14 @@ app.add_typer(sandbox_app, name="sandbox")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 Actor = Annotated[str, typer.Option("--actor", help="Who makes the change (recorded on the timeline).")]
+VariantOption = Annotated[
+    str,
+    typer.Option(
+        "--variant",
+        help="Serve the pack as other servers: logs=elasticsearch-9|elasticsearch-8-basic|opensearch-2, "
+        "shipper=ecs|fluentbit|flat, gateway-api=v1|v1beta1|both, events=events.k8s.io|core (comma-separated).",
+    ),
+]
 
 
 def fail(exc: BotError) -> NoReturn:

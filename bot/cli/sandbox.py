@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.app import fail, sandbox_app
+from bot.cli.app import VariantOption, fail, sandbox_app
 from bot.errors import BotError
 
 
@@ -19,6 +19,7 @@ def sandbox_up(
     llm_script: Annotated[
         Path | None, typer.Option("--llm-script", help="YAML/JSON script the OpenAI stand-in plays.")
     ] = None,
+    variant: VariantOption = "",
 ) -> None:
     """Serve a pack's backends until interrupted: Prometheus, Elasticsearch and Kubernetes for the
     files the pack has, Slack always, OpenAI only with a script.
@@ -32,6 +33,7 @@ def sandbox_up(
     from bot.sandbox.openai import load_script
     from bot.sandbox.pack import load_pack
     from bot.sandbox.up import Sandbox
+    from bot.sandbox.variant import Variant
 
     try:
         loaded = load_pack(pack, with_expected=False)
@@ -39,7 +41,7 @@ def sandbox_up(
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
-        with Sandbox(loaded, llm_script=script) as running:
+        with Sandbox(loaded, llm_script=script, variant=Variant.parse(variant)) as running:
             typer.echo(json.dumps({"pack": loaded.name, **running.urls, "env": running.env}))
             sys.stdout.flush()
             stop.wait()

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.app import JsonFlag, app, fail, settings
+from bot.cli.app import JsonFlag, VariantOption, app, fail, settings
 from bot.errors import BotError
 
 
@@ -23,18 +23,23 @@ def triage(
             "--llm-script", help="Add the LLM review, played by the OpenAI stand-in from this script."
         ),
     ] = None,
+    variant: VariantOption = "",
 ) -> None:
     """Triage a pack through the production path: its alert into intake, the worker triaging
     against the pack's backends (real Prometheus, local API stand-ins), the stored triage printed."""
     from bot.sandbox.openai import load_script
     from bot.sandbox.pack import load_pack
     from bot.sandbox.replay import triage_pack
+    from bot.sandbox.variant import Variant
     from bot.triage.knowledge import Knowledge
 
     try:
         knowledge = Knowledge.from_settings(settings())  # the data files the settings name
         script = load_script(llm_script) if llm_script else None
-        result = triage_pack(load_pack(pack, with_expected=False), llm_script=script, knowledge=knowledge)
+        served = Variant.parse(variant)
+        result = triage_pack(
+            load_pack(pack, with_expected=False), llm_script=script, knowledge=knowledge, variant=served
+        )
     except BotError as exc:
         fail(exc)
     if as_json:
@@ -51,13 +56,15 @@ def eval_packs(
     json_file: Annotated[
         Path | None, typer.Option("--json", help="Also write the scores as JSON here.")
     ] = None,
+    variant: VariantOption = "",
 ) -> None:
     """Triage every pack with an expected.yaml; print per-pack pass/fail and totals (exit 0)."""
     from bot.sandbox.evaluate import evaluate, table, totals
+    from bot.sandbox.variant import Variant
     from bot.triage.knowledge import Knowledge
 
     try:
-        scores = evaluate(root, Knowledge.from_settings(settings()))
+        scores = evaluate(root, Knowledge.from_settings(settings()), Variant.parse(variant))
     except BotError as exc:
         fail(exc)
     typer.echo(table(scores))

@@ -139,7 +139,7 @@ class DemoSession:
         settings = replay_settings(self.sandbox, f"sqlite:///{folder / 'demo.db'}", slack=True, **overrides)
         config = demo_config(user, announcements=announcements)
         self.workspace = Workspace(real=real, user_id=user, signing_secret=secret)
-        self.deps = build_deps(settings, config=config, nvml=self.sandbox.nvml)
+        self.deps = build_deps(settings, config=config)
         self._stack.callback(self.deps.close)
         self.deps.db.upgrade()
         self.url = self._stack.enter_context(ServerThread(build_app(self.deps), name="demo-bot")).url

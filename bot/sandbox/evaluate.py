@@ -16,6 +16,7 @@ from bot.errors import BotError
 from bot.sandbox.pack import Expected, load_pack
 from bot.sandbox.replay import triage_pack
 from bot.sandbox.safety import unsafe_actions
+from bot.sandbox.variant import Variant
 from bot.triage.knowledge import Knowledge
 from bot.triage.taxonomy import Taxonomy
 
@@ -74,15 +75,18 @@ def find_packs(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def evaluate(root: Path, knowledge: Knowledge | None = None) -> list[PackScore]:
-    """Score every pack below `root`; `knowledge` is loaded once from the shipped files when None."""
+def evaluate(
+    root: Path, knowledge: Knowledge | None = None, variant: Variant | None = None
+) -> list[PackScore]:
+    """Score every pack below `root` (served as `variant`'s servers); `knowledge` is loaded once from
+    the shipped files when None."""
     knowledge = knowledge or Knowledge.load()
     scores = []
     for folder in find_packs(root):
         try:
             pack = load_pack(folder, taxonomy=knowledge.taxonomy)
             assert pack.expected is not None
-            result = triage_pack(pack, knowledge=knowledge)
+            result = triage_pack(pack, knowledge=knowledge, variant=variant)
         except Exception as exc:  # one broken pack is its own error, never the end of the run
             error = exc.message if isinstance(exc, BotError) else f"{type(exc).__name__}: {exc}"
             scores.append(

@@ -66,8 +66,28 @@ class XidEvent(_Loose):
     at: datetime
 
 
+class RemappedRowsReading(_Loose):
+    """nvmlDeviceGetRemappedRows (Ampere and later): rows remapped, and whether a remap waits or failed."""
+
+    correctable: int = Field(default=0, ge=0)
+    uncorrectable: int = Field(default=0, ge=0)
+    pending: bool = False
+    failure: bool = False
+
+
+class MigReading(_Loose):
+    """One MIG device of a MIG-enabled GPU."""
+
+    uuid: str
+    gpu_instance_id: int = Field(ge=0)
+    compute_instance_id: int = Field(ge=0)
+    memory_total_mib: int = Field(gt=0)
+    memory_used_mib: int = Field(default=0, ge=0)
+
+
 class GpuReading(_Loose):
-    """One GPU's NVML readings at `as_of` (gpus.json)."""
+    """One GPU's NVML readings at `as_of` (gpus.json). `unsupported` / `no_permission` name the
+    pynvml calls that answer NotSupported / NoPermission on this card (a MIG parent's utilisation)."""
 
     index: int = Field(ge=0)
     uuid: str
@@ -78,7 +98,16 @@ class GpuReading(_Loose):
     temperature_c: int
     power_w: float = Field(ge=0)
     ecc_volatile_uncorrected: int = Field(default=0, ge=0)
+    ecc_volatile_corrected: int = Field(default=0, ge=0)
+    ecc_aggregate_uncorrected: int | None = Field(default=None, ge=0)  # None: the volatile count
+    ecc_aggregate_corrected: int | None = Field(default=None, ge=0)
     retired_pages_pending: bool = False
+    retired_pages_sbe: int = Field(default=0, ge=0)
+    retired_pages_dbe: int = Field(default=0, ge=0)
+    remapped_rows: RemappedRowsReading = Field(default_factory=RemappedRowsReading)
+    mig_devices: list[MigReading] = Field(default_factory=list)  # non-empty: MIG mode is enabled
+    unsupported: list[str] = Field(default_factory=list)
+    no_permission: list[str] = Field(default_factory=list)
     xid_events: list[XidEvent] = Field(default_factory=list)
 
 

@@ -23,6 +23,7 @@ from bot.errors import BotError
 from bot.sandbox.openai import ScriptedReply
 from bot.sandbox.pack import Pack
 from bot.sandbox.up import Sandbox
+from bot.sandbox.variant import Variant
 from bot.settings import Settings
 from bot.triage.knowledge import Knowledge
 
@@ -96,7 +97,7 @@ def replaying(
         settings = replay_settings(
             sandbox, f"sqlite:///{Path(folder) / 'replay.db'}", slack=slack, **overrides
         )
-        deps = build_deps(settings, config=config or BotConfig(), nvml=sandbox.nvml, knowledge=knowledge)
+        deps = build_deps(settings, config=config or BotConfig(), knowledge=knowledge)
         try:
             deps.db.upgrade()
             yield Replay(sandbox, deps)
@@ -109,11 +110,13 @@ def triage_pack(
     *,
     llm_script: list[ScriptedReply] | None = None,
     knowledge: Knowledge | None = None,
+    variant: Variant | None = None,
     **overrides: Any,
 ) -> TriageResult:
-    """Serve the pack, triage its alert through the production path, stop everything again."""
+    """Serve the pack (as `variant`'s servers), triage its alert through the production path, stop
+    everything again."""
     started = time.perf_counter()
-    with Sandbox(pack, llm_script=llm_script) as sandbox:
+    with Sandbox(pack, llm_script=llm_script, variant=variant or Variant()) as sandbox:
         ready = time.perf_counter()
         with replaying(sandbox, knowledge=knowledge, **overrides) as replay:
             posted = time.perf_counter()

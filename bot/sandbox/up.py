@@ -19,13 +19,15 @@ from typing import Any
 import yaml
 
 from bot.sandbox.elasticsearch import ElasticsearchStandIn
+from bot.sandbox.gpuagents import NodeAgent, agent_objects, start_agents
 from bot.sandbox.kubernetes import KubernetesStandIn
-from bot.sandbox.nvml import FakeNvml
+from bot.sandbox.kubernetes.apis import ServedApis
 from bot.sandbox.openai import OpenAIStandIn, ScriptedReply
 from bot.sandbox.pack import Pack
 from bot.sandbox.prometheus import PrometheusRunner
 from bot.sandbox.server import ServerThread
 from bot.sandbox.slack import SlackStandIn, SlackUser
+from bot.sandbox.variant import Variant
 
 SLACK_TOKEN = "xoxb-sandbox"
 SLACK_SIGNING_SECRET = "sandbox-signing-secret"
@@ -60,9 +62,10 @@ class Sandbox:
 
     pack: Pack
     llm_script: list[ScriptedReply] | None = None  # the OpenAI stand-in runs only with a script
+    variant: Variant = field(default_factory=Variant)  # which servers the stand-ins answer as
     urls: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
-    nvml: dict[str, FakeNvml] = field(default_factory=dict)
+    gpu_agents: dict[str, NodeAgent] = field(default_factory=dict)  # node → its running GPU agent
     prometheus: PrometheusRunner | None = None
     elasticsearch: ElasticsearchStandIn | None = None
     kubernetes: KubernetesStandIn | None = None
@@ -89,12 +92,23 @@ class Sandbox:
             self.urls["prometheus"] = self.prometheus.url
             env["PROMETHEUS_URL"] = self.prometheus.url
         if pack.has("logs.ndjson"):
-            self.elasticsearch = ElasticsearchStandIn(now=lambda: as_of)
-            self.elasticsearch.index_documents(pack.meta.logs_index, pack.logs)
+            self.elasticsearch = ElasticsearchStandIn(now=lambda: as_of, profile=self.variant.log_server)
+            docs, strings = self.variant.shipped(pack.logs)
+            self.elasticsearch.index_documents(pack.meta.logs_index, docs, strings=strings)
             self.urls["elasticsearch"] = self._serve(self.elasticsearch.app, "elasticsearch")
             env.update(ELASTICSEARCH_URL=self.urls["elasticsearch"], LOGS_INDEX=pack.meta.logs_index)
+        # One GPU agent per GPU node, found like in a cluster: through its DaemonSet pod when the
+        # pack has a cluster, else through the static map.
+        self.gpu_agents = start_agents(pack.gpus, stack, as_of=as_of)
+        self.urls.update({f"gpu-agent {node}": agent.url for node, agent in self.gpu_agents.items()})
         if pack.has("k8s.yaml"):
-            self.kubernetes = KubernetesStandIn(pack.objects, pod_logs=pod_logs(pack.logs), now=lambda: as_of)
+            objects = [*pack.objects, *agent_objects(self.gpu_agents, as_of=as_of)]
+            apis = ServedApis(
+                httproute_versions=self.variant.httproute_versions, events_v1=self.variant.events_v1
+            )
+            self.kubernetes = KubernetesStandIn(
+                objects, pod_logs=pod_logs(pack.logs), now=lambda: as_of, apis=apis
+            )
             self.urls["kubernetes"] = self._serve(self.kubernetes.app, "kubernetes")
             stack.callback(self.kubernetes.close)  # open watches end first, so the server stops at once
             env.update(
@@ -115,7 +129,8 @@ class Sandbox:
             env.update(
                 OPENAI_BASE_URL=self.urls["openai"], OPENAI_API_KEY=OPENAI_KEY, OPENAI_MODEL=OPENAI_MODEL
             )
-        self.nvml = {node: FakeNvml(readings) for node, readings in pack.gpus.items()}
+        if self.kubernetes is None and self.gpu_agents:
+            env["GPU_AGENT_URLS"] = ",".join(f"{n}={a.url}" for n, a in self.gpu_agents.items())
         self.env = env
 
     def _serve(self, app: Any, name: str) -> str:

@@ -20,7 +20,7 @@ from bot.triage.gather import Gathered, prometheus_scope
 from bot.triage.redact import framed
 from bot.triage.runbooks import RunbookCatalog
 from bot.triage.scope import subjects
-from tools.elasticsearch import LogScope
+from tools.logs import LogScope
 from tools.result import Evidence, ToolResult
 
 A = TypeVar("A", bound=BaseModel)

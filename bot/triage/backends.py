@@ -2,24 +2,22 @@
 
 Every backend is reached through its official client at the URL the settings give (the sandbox
 prints such settings for a pack); a backend that is not configured is simply absent, and the
-triage names it as a gap. NVML is the exception: it is a library, not a URL, so the readers of
-GPU nodes can be handed in (a pack's recorded readings), else this host's NVML is asked.
+triage names it as a gap. GPU state comes from the GPU agents on the nodes (`gpu-agent`).
 """
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.config import BotConfig
 from bot.errors import ConfigError
 from bot.settings import Settings
-from tools.elasticsearch import LogTool
-from tools.elasticsearch import connect as es_connect
-from tools.gpu import GpuTool
+from tools.gpu import GpuTool, PodAgents, StaticAgents, parse_agent_urls
 from tools.kubernetes import KubeTool, api_client
+from tools.logs import LogTool
+from tools.logs import connect as logs_connect
 from tools.prometheus import PrometheusTool
 from tools.prometheus import connect as prom_connect
 from tools.signals import Catalog
@@ -44,13 +42,8 @@ class Backends:
         self.closers.clear()
 
 
-def live_backends(
-    settings: Settings, config: BotConfig, catalog: Catalog, *, nvml: Mapping[str, Any] | None = None
-) -> Backends:
-    """The tools for the configured backends (environment first, then the YAML's `backends`).
-
-    `nvml` maps GPU node names to pynvml-like readers; None reads NVML on this host.
-    """
+def live_backends(settings: Settings, config: BotConfig, catalog: Catalog) -> Backends:
+    """The tools for the configured backends (environment first, then the YAML's `backends`)."""
     timeout = settings.tool_timeout_seconds
     prom_url = settings.prometheus_url or config.backends.prometheus_url
     es_url = settings.elasticsearch_url or config.backends.elasticsearch_url
@@ -61,20 +54,38 @@ def live_backends(
         )
     if es_url:
         key = settings.elasticsearch_api_key.get_secret_value() if settings.elasticsearch_api_key else None
-        es = es_connect(es_url, timeout=timeout, api_key=key)
+        es = logs_connect(es_url, timeout=timeout, api_key=key, backend=settings.logs_backend or "auto")
         backends.logs = LogTool(
             es,
             index=settings.logs_index or config.backends.logs_index,
             timeout=timeout,
             kibana_url=settings.kibana_url,
+            fields=settings.logs_fields or "auto",
         )
         backends.closers.append(es.close)
     kube = kube_client(settings)
     if kube is not None:
         backends.kube = KubeTool(kube, timeout=timeout)
         backends.closers.append(kube.close)
-    backends.gpu = GpuTool(nvml, timeout=timeout) if nvml is not None else _local_gpu(timeout)
+    backends.gpu = gpu_tool(settings, kube, timeout=timeout)
+    if backends.gpu is not None:
+        backends.closers.append(backends.gpu.close)
     return backends
+
+
+def gpu_tool(settings: Settings, kube: Any, *, timeout: float) -> GpuTool | None:
+    """The GPU agents: GPU_AGENT_URLS when given, else the DaemonSet's pods through the Kubernetes
+    API, else none (a named gap). The bot never reads NVML itself: it does not run on GPU nodes."""
+    if settings.gpu_agent_urls:
+        try:
+            urls = parse_agent_urls(settings.gpu_agent_urls)
+        except ValueError as exc:
+            raise ConfigError(f"GPU_AGENT_URLS: {exc}") from exc
+        return GpuTool(StaticAgents(urls), timeout=timeout)
+    if kube is None:
+        return None
+    agents = PodAgents(kube, namespace=settings.gpu_agent_namespace, selector=settings.gpu_agent_selector)
+    return GpuTool(agents, timeout=timeout)
 
 
 def kube_client(settings: Settings, *, token: str | None = None) -> Any:
@@ -102,12 +113,3 @@ def kube_client(settings: Settings, *, token: str | None = None) -> Any:
     from kubernetes import client
 
     return client.ApiClient()
-
-
-def _local_gpu(timeout: float) -> GpuTool | None:
-    """NVML on this host, when the bot runs on a GPU node (otherwise the gap says so)."""
-    try:
-        import pynvml
-    except ImportError:
-        return None
-    return GpuTool({socket.gethostname(): pynvml}, timeout=timeout)

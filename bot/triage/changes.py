@@ -87,6 +87,8 @@ def classify(line: str) -> Change:
     if sidecar:
         inner = classify(text[sidecar.end() :])
         return inner if inner in (Change.UNRELATED, Change.RESOURCES) else Change.ENGINE_CONFIG
+    if text.startswith(("restart (", "template annotation ", "template label ")):
+        return Change.UNRELATED  # a restart or the template's metadata: the same model, the same engine
     if text.startswith("image "):
         return Change.IMAGE
     if text.startswith(("limits.", "requests.")):

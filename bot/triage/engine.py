@@ -8,7 +8,7 @@ files, the same graph, checkpointed in the bot's own database.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -61,12 +61,11 @@ class TriageEngine:
         knowledge: Knowledge,
         *,
         clock: Clock = utc_now,
-        nvml: Mapping[str, Any] | None = None,
     ) -> TriageEngine:
         """The engine for the configured backends and, when set, the configured LLM reviewer."""
         from bot.triage.llm import LlmReviewer
 
-        backends = live_backends(settings, config, knowledge.catalog, nvml=nvml)
+        backends = live_backends(settings, config, knowledge.catalog)
         pinned = settings.triage_as_of
         return cls(
             knowledge,

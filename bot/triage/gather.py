@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from bot.triage.backends import Backends
 from bot.triage.request import TriageRequest
 from bot.triage.scope import DEFAULT_NAMESPACE, IncidentScope, named_namespace, resolve, subjects
-from tools.elasticsearch import LogScope
-from tools.kubernetes import Topology
+from tools.kubernetes import Topology, pod_name_pattern
+from tools.logs import LogScope
 from tools.result import Evidence, Gap, Source, ToolResult, Window
-from tools.signals import Scope
+from tools.signals import Scope, promql_regex
 
 
 @dataclass
@@ -35,7 +35,7 @@ MISSING = {
     Source.PROMETHEUS: "not configured (set PROMETHEUS_URL)",
     Source.ELASTICSEARCH: "not configured (set ELASTICSEARCH_URL)",
     Source.KUBERNETES: "not configured (set KUBERNETES_API_URL or KUBECONFIG)",
-    Source.GPU: "NVML not available on this host",
+    Source.GPU: "not configured (set GPU_AGENT_URLS, or give the bot Kubernetes API access to find the gpu-agent pods)",
 }
 
 
@@ -117,7 +117,7 @@ def _jobs(
     jobs: dict[str, Callable[[], list[ToolResult]]] = {}
     if backends.prometheus is not None:
         prom = backends.prometheus
-        prom_scope = prometheus_scope(scope)
+        prom_scope = prometheus_scope(scope, topology)
         names = backends.signals or prom.catalog.names
         jobs["prometheus"] = lambda: prom.read_signals(names, prom_scope, window)
         expr = next(iter(request.queries), None)
@@ -129,7 +129,7 @@ def _jobs(
             namespace=scope.namespace,
             pods=scope.pods,
             nodes=scope.nodes,
-            pod_prefixes=[f"{d}-" for d in scope.deployments],
+            deployments=scope.deployments,
         )
         jobs["logs"] = lambda: [
             logs.error_signatures(log_scope, window),
@@ -152,16 +152,28 @@ def _jobs(
     return jobs
 
 
-def prometheus_scope(scope: IncidentScope) -> Scope:
-    """The incident scope as PromQL fragments; a deployment's pods past and present match by prefix."""
+def prometheus_scope(scope: IncidentScope, topology: Topology | None = None) -> Scope:
+    """The incident scope as PromQL fragments; a deployment's pods past and present match by the
+    names they get (`<deploy>-<hash>-<suffix>`, not `<deploy>-canary-…`),
+    and its pods' images say which engine's silence would be a gap."""
+    pods = set(scope.pods)
+    images = sorted(
+        {
+            str(c.get("image", ""))
+            for p in (topology.pods if topology is not None else [])
+            if (p.get("metadata") or {}).get("name") in pods
+            for c in (p.get("spec") or {}).get("containers") or []
+        }
+    )
     return Scope(
         namespace=scope.namespace,
         pods=scope.pods,
         nodes=scope.nodes,
         model=scope.model,
         route=scope.routes[0] if len(scope.routes) == 1 else None,
-        pod_patterns=[f"{d}-.+" for d in scope.deployments],
+        pod_patterns=[promql_regex(pod_name_pattern(d)) for d in scope.deployments],
         claims=scope.claims,
+        images=images,
     )
 
 

@@ -6,6 +6,7 @@ that the evidence does not name is never invented: the action is left out instea
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -17,7 +18,7 @@ from bot.triage.findings import NODE_CODES, NODE_FAULT, Finding
 from bot.triage.rollout_rule import changed
 from bot.triage.runbooks import ActionContext, Runbook, RunbookCatalog
 from bot.triage.scope import IncidentScope, selects
-from tools.kubernetes import REVISION, Topology
+from tools.kubernetes import REVISION, Topology, pod_name_pattern
 from tools.result import Evidence
 
 # How soon after a rollout a fault must start for the rollout to be worth rolling back: a change
@@ -50,9 +51,8 @@ def context(
         pod = on_node[0] if len(on_node) == 1 else None
     deployment = _one(_verified(cause, "deployment", scope.deployments))
     if deployment is None and cause is not None:  # the deployment of the failing pods
-        deployment = _one(
-            {d for d in scope.deployments for p in cause.targets.get("pod", set()) if p.startswith(f"{d}-")}
-        )
+        failing = cause.targets.get("pod", set())
+        deployment = _one({d for d in scope.deployments if _owned(d, failing, topology)})
     if deployment is None and decision.rollout is not None and decision.rule == MODEL_RULE:
         deployment = decision.rollout.labels.get("deployment")
     if deployment is None and len(scope.deployments) == 1:
@@ -181,3 +181,12 @@ def _failing_backend(backends: set[str], topology: Topology, decision: Decision)
             if pod["metadata"]["name"] in pods and selects(selector, pod["metadata"].get("labels") or {}):
                 blamed.add(svc_name)
     return next(iter(blamed)) if len(blamed) == 1 and len(backends) > 1 else None
+
+
+def _owned(deployment: str, pods: set[str], topology: Topology | None) -> set[str]:
+    """Which of `pods` are the deployment's: by the owner chain where the cluster was read, else by
+    the names its ReplicaSets give (not a bare prefix, which would take a `<deploy>-canary`'s pods)."""
+    if topology is not None:
+        return pods & {p["metadata"]["name"] for p in topology.pods_of(deployment)}
+    pattern = re.compile(pod_name_pattern(deployment))
+    return {p for p in pods if pattern.fullmatch(p)}

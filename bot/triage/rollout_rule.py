@@ -10,6 +10,7 @@ rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -18,6 +19,7 @@ from bot.domain import Category
 from bot.triage.changes import MODEL_CHANGES, RISKY_CHANGES, Change, kinds
 from bot.triage.findings import TIE, Finding, kind
 from bot.triage.taxonomy import Taxonomy
+from tools.kubernetes import pod_name_pattern
 from tools.result import Evidence, Source
 
 ROLLOUT_LEAD = timedelta(minutes=15)
@@ -52,7 +54,12 @@ def failing_rollout(
     if not rollouts:
         return None
     failing = {p for f in findings for p in f.targets.get("pod", set())}
-    mine = [r for r in rollouts if any(p.startswith(f"{r.labels.get('deployment')}-") for p in failing)]
+    # By the pod-name shape, not a prefix: `<deploy>-canary-…` pods are not `<deploy>`'s.
+    mine = [
+        r
+        for r in rollouts
+        if any(re.fullmatch(pod_name_pattern(r.labels.get("deployment", "")), p) for p in failing)
+    ]
     model = [r for r in rollouts if changed(r) & MODEL_CHANGES]
     risky = [r for r in rollouts if changed(r) & RISKY_CHANGES]
     return (mine or model or risky or rollouts)[-1]

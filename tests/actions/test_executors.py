@@ -8,13 +8,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import kubernetes.client as k8s
 import pytest
 
 from bot.actions.catalog import ActionKind
 from bot.actions.executors import Executor, Limits, Refused, executor_for
 from bot.actions.kube import KubeActions, KubeError
 from bot.domain import ProposedAction
+from bot.sandbox.kubernetes import KubernetesStandIn
+from bot.sandbox.kubernetes.apis import ServedApis
+from bot.sandbox.server import ServerThread
 from tests.actions.conftest import HPA, expected_target, pack_for, served
+from tools.kubernetes import api_client
 
 GPU = "nvidia.com/gpu"
 
@@ -145,3 +150,24 @@ def test_a_rollback_diff_names_the_argument_that_changes() -> None:
     changed = [line for line in plan.diff if ".args[" in line]
     assert changed and all(len(line) < 200 for line in changed), plan.diff
     assert any("→ 128" in line and "--max-num-seqs" in line for line in changed), changed
+
+
+def test_reroute_on_a_cluster_serving_httproute_only_as_v1beta1() -> None:
+    """Gateway API before v1.0 serves HTTPRoute as v1beta1 alone: v1 answers 404 page not found."""
+    action = expected_target("reroute")
+    standin = KubernetesStandIn(pack_for("reroute").objects, apis=ServedApis(httproute_versions=("v1beta1",)))
+    with ServerThread(standin.app) as server:
+        kube = KubeActions(api_client(server.url))
+        run = executor(kube, "reroute")
+        plan = run.plan(action, actor="U0BOB", incident_id=1)
+        written = run.write(plan, dry_run=False)
+        namespace, name = str(action.namespace), action.target.split("/", 1)[1]
+        route = k8s.CustomObjectsApi(kube.api).get_namespaced_custom_object(
+            "gateway.networking.k8s.io", "v1beta1", namespace, "httproutes", name
+        )
+        after = [r.get("weight") for r in route["spec"]["rules"][0]["backendRefs"]]
+        run.write(run.undo(plan, written, actor="U0CAROL", incident_id=1), dry_run=False)
+        restored = [r.get("weight") for r in kube.route(namespace, name)["spec"]["rules"][0]["backendRefs"]]
+        kube.close()
+    standin.close()
+    assert (after, restored) == ([50, 50], [90, 10])

@@ -53,7 +53,7 @@ def test_a_real_workspace_without_the_demo_user_is_refused() -> None:
         DemoSession(scenarios.load("httproute-weight-skew-429"), env).start()
 
 
-KV = "prom:kv_cache_usage:vllm_old:pod=vllm-llama31-8b-support-wjlzdcvg4h-gn466"
+KV = "prom:kv_cache_usage:vllm:pod=vllm-llama31-8b-support-wjlzdcvg4h-gn466"
 VERDICT = {
     "category": "inference_engine",
     "code": "ENG_KV_CACHE",

@@ -12,9 +12,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from elasticsearch import BadRequestError, ConflictError, Elasticsearch, NotFoundError
+from elasticsearch import AuthorizationException, BadRequestError, ConflictError, Elasticsearch, NotFoundError
 
-from bot.sandbox.elasticsearch import ElasticsearchStandIn, ml_standard_tokens
+from bot.sandbox.elasticsearch import (
+    ELASTICSEARCH_8_BASIC,
+    OPENSEARCH_2,
+    ElasticsearchStandIn,
+    ShardFailures,
+    ml_standard_tokens,
+)
 from bot.sandbox.server import ServerThread
 
 NOW = datetime(2026, 6, 1, 11, 0, 30, tzinfo=UTC)
@@ -135,7 +141,7 @@ def test_info_ping_and_the_headers_the_client_requires(es: Elasticsearch) -> Non
     assert info["version"]["number"].startswith("9.")
     assert info["tagline"] == "You Know, for Search"
     assert info.meta.headers["x-elastic-product"] == "Elasticsearch"
-    assert info.meta.headers["content-type"] == "application/vnd.elasticsearch+json;compatible-with=9"
+    assert info.meta.headers["content-type"] == "application/vnd.elasticsearch+json;compatible-with=8"
     assert es.ping() is True
 
 
@@ -727,3 +733,63 @@ def test_search_and_count_bodies_are_recorded(fresh: tuple[ElasticsearchStandIn,
     }
     assert (search.index, search.endpoint) == ("logs-*", "_search")
     assert (counted["query"], counted.index, counted.endpoint) == ({"match_all": {}}, INDEX, "_count")
+
+
+# ------------------------------------------------------------------------ server configurations
+
+
+def test_licences_answer_like_elasticsearch(es: Elasticsearch) -> None:
+    """Platinum (the default) runs categorize_text; Basic refuses it at parse time, 403 security_exception."""
+    assert es.license.get()["license"]["type"] == "platinum"
+    standin = ElasticsearchStandIn(now=lambda: NOW, profile=ELASTICSEARCH_8_BASIC)
+    standin.index_documents(INDEX, VLLM_LOGS)
+    with ServerThread(standin.app) as server, Elasticsearch(server.url) as basic:
+        licence = basic.license.get()["license"]
+        with pytest.raises(AuthorizationException) as refused:
+            basic.search(index=INDEX, size=0, aggs={"c": {"categorize_text": {"field": "message"}}})
+        plain = basic.search(index=INDEX, size=0, aggs={"n": {"terms": {"field": "log.level"}}})
+    assert licence["type"] == "basic" and "expiry_date" not in licence
+    error = refused.value.body["error"]
+    assert (refused.value.status_code, error["type"]) == (403, "security_exception")
+    assert error["reason"] == "current license is non-compliant for [categorize-text-agg]"
+    assert error["license.expired.feature"] == "categorize-text-agg"
+    assert plain["aggregations"]["n"]["buckets"]
+
+
+def test_opensearch_sends_no_product_header_and_says_its_distribution() -> None:
+    import httpx
+
+    standin = ElasticsearchStandIn(now=lambda: NOW, profile=OPENSEARCH_2)
+    with ServerThread(standin.app) as server:
+        root = httpx.get(server.url)
+    assert "x-elastic-product" not in root.headers
+    assert root.json()["version"]["distribution"] == "opensearch"
+
+
+def test_field_caps_say_what_is_aggregatable(fresh: tuple[ElasticsearchStandIn, Elasticsearch]) -> None:
+    standin, es = fresh
+    standin.index_documents(INDEX, VLLM_LOGS)
+    standin.index_documents(
+        "logs-plain", [{"@timestamp": "2026-06-01T10:00:00Z", "pod": "p-1"}], strings="default"
+    )
+    caps = es.field_caps(index=INDEX, fields=["kubernetes.pod.name", "message"])["fields"]
+    assert caps["kubernetes.pod.name"]["keyword"]["aggregatable"] is True
+    assert caps["message"]["text"]["aggregatable"] is False
+    plain = es.field_caps(index="logs-plain", fields=["pod*"])["fields"]
+    assert plain["pod"]["text"]["aggregatable"] is False and plain["pod.keyword"]["keyword"]["aggregatable"]
+    assert (
+        es.search(index="logs-plain", query={"term": {"pod.keyword": "p-1"}})["hits"]["total"]["value"] == 1
+    )
+
+
+def test_failed_shards_answer_200_with_partial_hits(
+    fresh: tuple[ElasticsearchStandIn, Elasticsearch],
+) -> None:
+    standin, es = fresh
+    standin.index_documents(INDEX, VLLM_LOGS)
+    standin.shard_failures = ShardFailures(failed=2, total=5)
+    answer = es.search(index=INDEX, size=100, track_total_hits=True)
+    shards = answer["_shards"]
+    assert (shards["total"], shards["successful"], shards["failed"]) == (5, 3, 2)
+    assert shards["failures"][0]["reason"]["type"] == "node_disconnected_exception"
+    assert 0 < answer["hits"]["total"]["value"] < len(VLLM_LOGS)

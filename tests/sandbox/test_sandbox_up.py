@@ -147,8 +147,6 @@ def test_an_unreadable_kubeconfig_stops_start_up(tmp_path: Path) -> None:
     settings = Settings.model_validate({"kubeconfig": broken, "kubernetes_in_cluster": False})
     catalog = Knowledge.load().catalog
     with pytest.raises(ConfigError, match=rf"KUBECONFIG {broken}:"):
-        live_backends(settings, BotConfig(), catalog, nvml={})
-    quiet = live_backends(
-        Settings.model_validate({"kubernetes_in_cluster": False}), BotConfig(), catalog, nvml={}
-    )
+        live_backends(settings, BotConfig(), catalog)
+    quiet = live_backends(Settings.model_validate({"kubernetes_in_cluster": False}), BotConfig(), catalog)
     assert quiet.kube is None  # nothing configured and no cluster fallback: a named gap later

@@ -173,7 +173,7 @@ def running_bot(
     config = (
         config.model_copy(update={"slack": SlackConfig(announcements_channel=notices.id)}) if config else None
     )
-    deps = build_deps(settings, config=config or slack_config(notices.id), nvml=sandbox.nvml)
+    deps = build_deps(settings, config=config or slack_config(notices.id))
     deps.db.upgrade()
     try:
         with serve_in_thread(build_app(deps)) as url:

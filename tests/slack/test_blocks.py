@@ -90,7 +90,7 @@ def stored(**changes: Any) -> StoredTriage:
         "blast_radius": "3 of 3 replicas",
         "actions": [],
         "runbook": "runbooks/kv-cache-exhaustion.md",
-        "gaps": ["gpu: NVML: NVML not available on this host"],
+        "gaps": ["gpu: no agent on node gpu-node-1: DaemonSet pod missing or not ready"],
     }
     result.update(changes)
     return StoredTriage(
@@ -131,7 +131,7 @@ def test_the_triage_post_has_tag_code_evidence_gaps_and_buttons() -> None:
     )
     assert "rolled out" in text and "<kubectl" not in text  # a command is not made a link
     assert "`kubectl rollout history`" in text  # but shown, to copy
-    assert "Not seen: gpu: NVML" in text
+    assert "Not seen: gpu: no agent on node gpu-node-1" in text
     buttons = [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
     assert [(b["action_id"], b["value"]) for b in buttons] == [
         ("approve-proposal", "0"),

@@ -88,9 +88,7 @@ def test_posts_to_one_channel_keep_to_about_one_a_second(slack_bot: SlackBot, pa
 
 def test_two_replicas_racing_make_one_channel(sandbox: Sandbox, database_url: str) -> None:
     with running_bot(sandbox, database_url) as bot:
-        other = build_deps(
-            bot.deps.settings, config=slack_config(None), nvml=sandbox.nvml
-        )  # a second replica
+        other = build_deps(bot.deps.settings, config=slack_config(None))  # a second replica
         try:
             title = f"race {time.monotonic_ns()}"
             incident = bot.deps.services.incidents.declare(

@@ -14,7 +14,7 @@ from bot.sandbox.elasticsearch import ElasticsearchStandIn
 from bot.sandbox.pack import Pack
 from bot.sandbox.server import ServerThread
 from tests.tools.conftest import EXAMPLE
-from tools.elasticsearch import LogScope, LogTool, connect
+from tools.logs import LogScope, LogTool, connect
 from tools.result import Status, Window
 
 
@@ -37,7 +37,7 @@ def window(example: Pack) -> Window:
 
 
 def scope() -> LogScope:
-    return LogScope(namespace="support-bot", pod_prefixes=["vllm-llama31-8b-support-"])
+    return LogScope(namespace="support-bot", deployments=["vllm-llama31-8b-support"])
 
 
 def test_signatures_are_aggregated_by_elasticsearch(

@@ -15,13 +15,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from bot.gpuagent.agent import GpuAgent
+from bot.gpuagent.app import build_app
 from bot.sandbox.nvml import FakeNvml
 from bot.sandbox.pack import Pack
 from bot.sandbox.server import ServerThread, free_port
-from tools.elasticsearch import LogScope, LogTool
-from tools.elasticsearch import connect as es_connect
-from tools.gpu import GpuTool
+from tools.gpu import GpuTool, StaticAgents
 from tools.kubernetes import KubeTool, api_client
+from tools.logs import LogScope, LogTool
+from tools.logs import connect as es_connect
 from tools.prometheus import PrometheusTool
 from tools.prometheus import connect as prom_connect
 from tools.result import Gap, Status, Window
@@ -103,15 +105,21 @@ def test_elasticsearch_down_and_slow(slow_server: str) -> None:
 class StuckNvml(FakeNvml):
     """A driver call that hangs (a GPU that fell off the bus can do that)."""
 
-    def nvmlDeviceGetCount(self) -> int:
+    def nvmlDeviceGetUtilizationRates(self, handle: Any) -> Any:
         time.sleep(SLOW_SECONDS)
-        return 0
+        return super().nvmlDeviceGetUtilizationRates(handle)
 
 
 def test_gpu_slow(example: Pack) -> None:
+    """The agent on the node is stuck in NVML: the tool's deadline turns it into a gap."""
     readings = next(iter(example.gpus.values()))
-    probes: dict[str, Any] = {"gpu-node-1": StuckNvml(readings)}
-    started = time.monotonic()
-    result = GpuTool(probes, timeout=TIMEOUT).read(["gpu-node-1"], as_of=WINDOW.as_of)
-    assert time.monotonic() - started < SLOW_SECONDS / 2
-    assert result.gap is not None and str(result.gap) == "gpu: NVML on gpu-node-1: no answer within 0.5 s"
+    agent = GpuAgent(StuckNvml(readings), "gpu-node-1", clock=lambda: WINDOW.as_of, wait_ms=50)
+    with agent, ServerThread(build_app(agent)) as server:
+        tool = GpuTool(StaticAgents({"gpu-node-1": server.url}), timeout=TIMEOUT)
+        started = time.monotonic()
+        result = tool.read(["gpu-node-1"], as_of=WINDOW.as_of)
+        assert time.monotonic() - started < SLOW_SECONDS / 2
+        tool.close()
+    assert (
+        result.gap is not None and str(result.gap) == "gpu: agent on node gpu-node-1: no answer within 0.5 s"
+    )

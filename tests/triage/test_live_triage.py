@@ -63,7 +63,7 @@ def test_webhook_to_stored_and_posted_triage(database_url: str, sandbox: Sandbox
         triage_as_of=pack.meta.as_of,
         worker_threads=2,
     )
-    deps = build_deps(settings, config=BotConfig(), nvml=sandbox.nvml)
+    deps = build_deps(settings, config=BotConfig())
     deps.db.upgrade()
     with serve_in_thread(build_app(deps)) as url, httpx.Client(base_url=url, timeout=10) as client:
         opened = client.post("/webhooks/alertmanager", content=pack.alert_body, headers=am_headers()).json()
@@ -104,7 +104,7 @@ def test_webhook_to_stored_and_posted_triage(database_url: str, sandbox: Sandbox
 
 def test_no_backends_still_posts_a_triage_with_named_gaps(database_url: str) -> None:
     """Nothing configured: the triage is UNATTRIBUTED, says what it could not see, and is stored."""
-    deps = build_deps(make_settings(database_url, worker_threads=1), config=BotConfig(), nvml={})
+    deps = build_deps(make_settings(database_url, worker_threads=1), config=BotConfig())
     deps.db.upgrade()
     with serve_in_thread(build_app(deps)) as url, httpx.Client(base_url=url, timeout=10) as client:
         body = (EXAMPLE / "alert.json").read_bytes()
@@ -129,7 +129,7 @@ def test_an_interrupted_triage_resumes_from_its_checkpoint(
     from bot.triage.checkpoints import checkpointer_for
     from bot.triage.graph import TriageDeps, build_graph, run
 
-    deps = build_deps(replay_settings(sandbox, database_url), config=BotConfig(), nvml=sandbox.nvml)
+    deps = build_deps(replay_settings(sandbox, database_url), config=BotConfig())
     deps.db.upgrade()
     saver = checkpointer_for(deps.db)
     triage = TriageDeps(backends=deps.engine.backends, knowledge=deps.knowledge)

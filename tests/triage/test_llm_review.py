@@ -15,7 +15,7 @@ from bot.sandbox.up import Sandbox
 from tests.conftest import ROOT
 
 EXAMPLE = ROOT / "scenarios" / "kv-cache-preemption-traffic-surge"
-KV = "prom:kv_cache_usage:vllm_old:pod=vllm-llama31-8b-support-wjlzdcvg4h-gn466"
+KV = "prom:kv_cache_usage:vllm:pod=vllm-llama31-8b-support-wjlzdcvg4h-gn466"
 PREEMPT = "prom:preemptions:vllm:pod=vllm-llama31-8b-support-wjlzdcvg4h-x55gg"
 DEPLOYMENT = "deployment/vllm-llama31-8b-support"
 

@@ -50,7 +50,10 @@ def _run_one(name: str, body: Any, hits: list[Hit], ctx: AggContext) -> Json:
     kind = kinds[0]
     agg = _AGGS.get(kind)
     if agg is None:
-        raise EsError(400, "x_content_parse_exception", f"Unknown aggregation type [{kind}]")
+        cause = {"type": "named_object_not_found_exception", "reason": f"[1:1] unknown field [{kind}]"}
+        raise EsError(
+            400, "parsing_exception", f"Unknown aggregation type [{kind}]", details={"caused_by": cause}
+        )
     params = body[kind]
     if not isinstance(params, dict):
         raise EsError(400, "parsing_exception", f"[{kind}] of [{name}] must be an object")

@@ -32,11 +32,12 @@ class EsError(Exception):
 
     def body(self) -> Json:
         cause = self.cause()
+        root = {key: value for key, value in cause.items() if key != "caused_by"}
         if not self.shard_level:
-            return {"error": {"root_cause": [cause], **cause}, "status": self.status}
+            return {"error": {"root_cause": [root], **cause}, "status": self.status}
         failure = {"shard": 0, "index": self.index, "node": NODE_ID, "reason": cause}
         error = {
-            "root_cause": [cause],
+            "root_cause": [root],
             "type": "search_phase_execution_exception",
             "reason": "all shards failed",
             "phase": "query",

@@ -22,11 +22,11 @@ _INVALID_NAME_CHARS = set('\\/*?"<>| ,#:')
 class Index:
     """One index: its mapping and its documents in the order they were last written."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, strings: str = "ecs") -> None:
         _check_index_name(name)
         self.name = name
         self.uuid = _stable_id(f"index/{name}")[:22]
-        self.mapping = IndexMapping()
+        self.mapping = IndexMapping(strings=strings)
         self.docs: dict[str, Document] = {}
         self._next_seq = 0
 

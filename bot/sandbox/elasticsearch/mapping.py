@@ -59,8 +59,9 @@ class Field:
 class IndexMapping:
     """Field types of one index: explicit ones from index creation, the rest learned as dynamic mapping."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, strings: str = "ecs") -> None:
         self.fields: dict[str, Field] = {}
+        self.strings = strings  # "ecs": keyword, as ECS templates map them; "default": text + .keyword
 
     def add_properties(self, properties: Any, prefix: str = "") -> None:
         if not isinstance(properties, dict):
@@ -86,8 +87,14 @@ class IndexMapping:
     def learn(self, flat: Mapping[str, list[Any]]) -> None:
         """Map fields seen for the first time, the way ECS/Filebeat templates would type them."""
         for path, values in flat.items():
-            if path not in self.fields:
-                self.fields[path] = Field(path, _dynamic_type(path, values[0]), path)
+            if path in self.fields:
+                continue
+            es_type = _dynamic_type(path, values[0])
+            if self.strings == "default" and es_type in ("keyword", "text"):  # no index template
+                self.fields[path] = Field(path, "text", path)
+                self.fields[f"{path}.keyword"] = Field(f"{path}.keyword", "keyword", path)
+            else:
+                self.fields[path] = Field(path, es_type, path)
 
     def to_json(self) -> Json:
         properties: Json = {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from fnmatch import fnmatchcase
@@ -21,7 +21,7 @@ from bot.sandbox.elasticsearch.aggs import run_aggregations
 from bot.sandbox.elasticsearch.errors import EsError, Json, fielddata_error, parsing_error, shard_error
 from bot.sandbox.elasticsearch.index import Index
 from bot.sandbox.elasticsearch.leaf_queries import Matcher, QueryContext
-from bot.sandbox.elasticsearch.mapping import Field, Hit, resolve_field, sortable_values
+from bot.sandbox.elasticsearch.mapping import Document, Field, Hit, resolve_field, sortable_values
 from bot.sandbox.elasticsearch.query import MATCH_ALL, compile_query
 
 MAX_RESULT_WINDOW = 10_000
@@ -66,9 +66,12 @@ class _SourceFilter:
 class Search:
     """One search over a set of indices: matches the query per index, renders hits and aggregations."""
 
-    def __init__(self, indices: list[Index], now: datetime) -> None:
+    def __init__(
+        self, indices: list[Index], now: datetime, *, lost: Callable[[Document], bool] | None = None
+    ) -> None:
         self.indices = indices
         self.now = now
+        self._lost = lost  # documents on shards that failed: left out of the answer
         self._mappings = [index.mapping for index in indices]
         self._by_name = {index.name: index for index in indices}
         self._matchers: dict[
@@ -91,6 +94,8 @@ class Search:
         for index in self.indices:
             matcher = self.matcher(query, index.name)
             for doc in index.docs.values():
+                if self._lost is not None and self._lost(doc):
+                    continue
                 score = matcher(doc)
                 if score is not None:
                     hits.append(Hit(doc, score))

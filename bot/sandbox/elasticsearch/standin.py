@@ -1,9 +1,11 @@
 """A local stand-in for the Elasticsearch REST API, reached through the official `elasticsearch` client.
 
 The bot's log tools must be testable without a cluster: this serves the endpoints they use (index,
-bulk, search, count, index admin) with Elasticsearch's response and error shapes, the headers the
-9.x client insists on, ECS-style dynamic mapping, the common query DSL and the aggregations the
-tools run, `categorize_text` included. Documents are searchable as soon as they are written.
+bulk, search, count, field capabilities, licence, index admin) with Elasticsearch's response and
+error shapes, ECS-style dynamic mapping (or the default text + keyword one), the common query DSL and
+the aggregations the tools run, `categorize_text` included. Documents are searchable as soon as they
+are written. `profile` says which server it answers as (Elasticsearch 9 Platinum by default, 8 on a
+Basic licence, OpenSearch 2: see `profile`); `shard_failures` makes some shards fail every search.
 
     standin = ElasticsearchStandIn(now=lambda: as_of)
     standin.index_documents("logs-inference", docs)
@@ -13,9 +15,9 @@ tools run, `categorize_text` included. Documents are searchable as soon as they 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
-import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
@@ -27,13 +29,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bot.sandbox.elasticsearch.errors import NODE_ID, EsError, Json, index_not_found, parsing_error
+from bot.sandbox.elasticsearch.bulk import run_bulk
+from bot.sandbox.elasticsearch.errors import EsError, Json, index_not_found, parsing_error
+from bot.sandbox.elasticsearch.field_caps import field_caps
 from bot.sandbox.elasticsearch.index import SHARDS_WRITE, Index
+from bot.sandbox.elasticsearch.profile import ELASTICSEARCH_9, ServerProfile, ShardFailures, shard_failures
 from bot.sandbox.elasticsearch.query import MATCH_ALL
 from bot.sandbox.elasticsearch.search import Search, filter_source, source_filter
-
-VERSION = "9.1.0"
-COMPAT_JSON = "application/vnd.elasticsearch+json;compatible-with=9"
 
 
 class RecordedSearch(dict[str, Any]):
@@ -54,10 +56,14 @@ Handler = Callable[[Request, bytes], tuple[int, Json | None]]
 class ElasticsearchStandIn:
     """The stand-in: `app` serves the REST API; `requests` records every search and count body."""
 
-    def __init__(self, *, now: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self, *, now: Callable[[], datetime] | None = None, profile: ServerProfile = ELASTICSEARCH_9
+    ) -> None:
         self._clock = now or (lambda: datetime.now(UTC))
         self._lock = threading.RLock()
         self._indices: dict[str, Index] = {}
+        self.profile = profile
+        self.shard_failures: ShardFailures | None = None
         self.requests: list[RecordedSearch] = []
         self.app = Starlette(routes=self._routes())
 
@@ -65,9 +71,14 @@ class ElasticsearchStandIn:
         moment = self._clock()
         return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
-    def index_documents(self, index: str, docs: Iterable[Mapping[str, Any]]) -> None:
-        """Load parsed documents into `index` (created when missing), as a bulk request without ids would."""
+    def index_documents(self, index: str, docs: Iterable[Mapping[str, Any]], *, strings: str = "ecs") -> None:
+        """Load parsed documents into `index` (created when missing), as a bulk request without ids would.
+
+        `strings="default"` maps new string fields as Elasticsearch does with no index template
+        (`text` with a `keyword` sub-field), instead of as ECS templates would (`keyword`)."""
         with self._lock:
+            if index not in self._indices:
+                self._indices[index] = Index(index, strings=strings)
             target = self._for_write(index)
             for doc in docs:
                 target.write(None, dict(doc), create_only=False)
@@ -76,6 +87,7 @@ class ElasticsearchStandIn:
         read, write = ["GET", "POST"], ["POST", "PUT"]
         table: list[tuple[str, Handler, list[str]]] = [
             ("/", self._info, ["GET", "HEAD"]),
+            ("/_license", self._license, ["GET"]),
             ("/_bulk", self._bulk, write),
             ("/_search", self._search, read),
             ("/_count", self._count, read),
@@ -85,6 +97,7 @@ class ElasticsearchStandIn:
             ("/{index}/_count", self._count, read),
             ("/{index}/_refresh", self._refresh, read),
             ("/{index}/_mapping", self._mapping, ["GET"]),
+            ("/{index}/_field_caps", self._field_caps, read),
             ("/{index}/_doc", self._post_doc, ["POST"]),
             ("/{index}/_doc/{id}", self._doc, ["GET", "HEAD", "PUT", "POST", "DELETE"]),
             ("/{index}/_create/{id}", self._create_doc, write),
@@ -97,6 +110,8 @@ class ElasticsearchStandIn:
         async def endpoint(request: Request) -> Response:
             body = await request.body()
             try:
+                accept, sent = request.headers.get("accept", ""), request.headers.get("content-type", "")
+                self.profile.check_media_types(accept, sent, bool(body.strip()))
                 with self._lock:
                     status, payload = handler(request, body)
             except EsError as error:
@@ -105,26 +120,18 @@ class ElasticsearchStandIn:
                 cause = {"type": "exception", "reason": f"{type(exc).__name__}: {exc}"}
                 payload = {"error": {**cause, "stack_trace": traceback.format_exc()}, "status": 500}
                 status = 500
-            return _respond(request, status, None if request.method == "HEAD" else payload)
+            payload = None if request.method == "HEAD" else payload
+            return _respond(self.profile, request, status, payload)
 
         return endpoint
 
     # -- cluster and index administration
 
     def _info(self, _request: Request, _body: bytes) -> tuple[int, Json]:
-        version = {
-            "number": VERSION,
-            "build_flavor": "default",
-            "build_type": "docker",
-            "build_hash": "standin",
-            "build_date": "2025-07-01T00:00:00.000Z",
-            "build_snapshot": False,
-            "lucene_version": "10.2.2",
-            "minimum_wire_compatibility_version": "8.19.0",
-            "minimum_index_compatibility_version": "8.0.0",
-        }
-        cluster = {"name": "standin-0", "cluster_name": "incident-bot-sandbox", "cluster_uuid": NODE_ID}
-        return 200, {**cluster, "version": version, "tagline": "You Know, for Search"}
+        return 200, self.profile.info()
+
+    def _license(self, _request: Request, _body: bytes) -> tuple[int, Json]:
+        return 200, self.profile.license()
 
     def _index_admin(self, request: Request, body: bytes) -> tuple[int, Json | None]:
         name = request.path_params["index"]
@@ -164,6 +171,11 @@ class ElasticsearchStandIn:
     def _mapping(self, request: Request, _body: bytes) -> tuple[int, Json]:
         indices = self._resolve(request.path_params["index"], request.query_params)
         return 200, {index.name: {"mappings": index.mapping.to_json()} for index in indices}
+
+    def _field_caps(self, request: Request, body: bytes) -> tuple[int, Json]:
+        indices = self._resolve(request.path_params["index"], request.query_params)
+        fields = request.query_params.get("fields") or ",".join(_json_body(body).get("fields", []))
+        return 200, field_caps(indices, fields)
 
     def _refresh(self, request: Request, _body: bytes) -> tuple[int, Json]:
         indices = self._resolve(request.path_params.get("index"), request.query_params)
@@ -240,65 +252,26 @@ class ElasticsearchStandIn:
         return 200, {**head, "found": True, **({"_source": filtered} if source.enabled else {})}
 
     def _bulk(self, request: Request, body: bytes) -> tuple[int, Json]:
-        started = time.perf_counter()
-        default_index = request.path_params.get("index")
-        lines = [line for line in body.split(b"\n") if line.strip()]
-        items, position = [], 0
-        while position < len(lines):
-            action, meta = _bulk_action(lines[position], position)
-            position += 1
-            source = None
-            if action != "delete":
-                if position >= len(lines):
-                    raise EsError(
-                        400, "illegal_argument_exception", f"Missing source for the [{action}] action"
-                    )
-                source = _bulk_line(lines[position], position)
-                position += 1
-            index_name = meta.get("_index", default_index)
-            if not index_name:
-                raise EsError(
-                    400, "action_request_validation_exception", "Validation Failed: 1: index is missing;"
-                )
-            doc_id = None if meta.get("_id") is None else str(meta["_id"])
-            items.append({action: self._bulk_item(action, index_name, doc_id, source)})
-        errors = any("error" in item for result in items for item in result.values())
-        return 200, {"errors": errors, "took": int((time.perf_counter() - started) * 1000), "items": items}
-
-    def _bulk_item(self, action: str, name: str, doc_id: str | None, source: Any) -> Json:
-        try:
-            if action == "update":
-                raise EsError(
-                    400, "illegal_argument_exception", "the stand-in does not support bulk [update]"
-                )
-            index = self._for_write(name)
-            if action == "delete":
-                deleted = index.delete(doc_id or "")
-                if deleted is None:
-                    return {
-                        "_index": name,
-                        "_id": doc_id,
-                        "result": "not_found",
-                        "_shards": SHARDS_WRITE,
-                        "status": 404,
-                    }
-                return index.result(deleted, "deleted") | {"status": 200}
-            doc, created = index.write(doc_id, source, create_only=action == "create")
-            return index.result(doc, "created" if created else "updated") | {
-                "status": 201 if created else 200
-            }
-        except EsError as error:
-            return {"_index": name, "_id": doc_id, "status": error.status, "error": error.cause()}
+        return 200, run_bulk(body, request.path_params.get("index"), self._for_write)
 
     # -- search
 
     def _search(self, request: Request, body: bytes) -> tuple[int, Json]:
         spec = self._record(request, body, "_search")
-        search = Search(self._resolve(request.path_params.get("index"), request.query_params), self._now())
+        self.profile.check_aggregations(spec.get("aggs", spec.get("aggregations")))
+        failures = self.shard_failures
+        search = Search(
+            self._resolve(request.path_params.get("index"), request.query_params),
+            self._now(),
+            lost=None if failures is None else _lost_shards(failures),
+        )
         try:
-            return 200, search.run(spec, request.query_params)
+            answer = search.run(spec, request.query_params)
         except EsError as error:
             raise _located(error, search) from None
+        if failures is not None and search.indices:
+            answer["_shards"] = shard_failures(failures, search.indices[0].name)
+        return 200, answer
 
     def _count(self, request: Request, body: bytes) -> tuple[int, Json]:
         spec = self._record(request, body, "_count")
@@ -328,6 +301,15 @@ class ElasticsearchStandIn:
         }
 
 
+def _lost_shards(failures: ShardFailures) -> Callable[[Any], bool]:
+    """Whether a document sits on a failed shard (documents spread over shards by their id)."""
+
+    def lost(doc: Any) -> bool:
+        return int(hashlib.sha1(doc.id.encode()).hexdigest(), 16) % failures.total < failures.failed
+
+    return lost
+
+
 def _located(error: EsError, search: Search) -> EsError:
     if error.shard_level and error.index is None and search.indices:
         error.index = search.indices[0].name
@@ -350,33 +332,11 @@ def _json_body(body: bytes) -> Json:
     return value
 
 
-def _bulk_line(line: bytes, position: int) -> Any:
-    try:
-        return json.loads(line)
-    except ValueError as exc:
-        raise EsError(
-            400, "x_content_parse_exception", f"[{position + 1}:1] Malformed bulk line: {exc}"
-        ) from exc
-
-
-def _bulk_action(line: bytes, position: int) -> tuple[str, Json]:
-    parsed = _bulk_line(line, position)
-    if not isinstance(parsed, dict) or len(parsed) != 1 or not isinstance(next(iter(parsed.values())), dict):
-        reason = f"Malformed action/metadata line [{position + 1}], expected START_OBJECT or END_OBJECT"
-        raise EsError(400, "illegal_argument_exception", reason)
-    ((action, meta),) = parsed.items()
-    if action not in ("index", "create", "delete", "update"):
-        reason = f"Malformed action/metadata line [{position + 1}], expected one of [create, delete, index, update]"
-        raise EsError(400, "illegal_argument_exception", f"{reason} but found [{action}]")
-    return action, meta
-
-
-def _respond(request: Request, status: int, payload: Json | None) -> Response:
-    """JSON with the product header the client checks, in the compatible-with media type it asked for."""
-    media = COMPAT_JSON if "vnd.elasticsearch" in request.headers.get("accept", "") else "application/json"
+def _respond(profile: ServerProfile, request: Request, status: int, payload: Json | None) -> Response:
+    """JSON with the server's product header (none from OpenSearch), in the compatible-with media type
+    it asked for."""
+    media = profile.response_media_type(request.headers.get("accept", ""))
     content = (
         b"" if payload is None else json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
     )
-    return Response(
-        content, status_code=status, headers={"X-Elastic-Product": "Elasticsearch"}, media_type=media
-    )
+    return Response(content, status_code=status, headers=profile.headers(), media_type=media)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from bot.sandbox.kubernetes.apis import ServedApis
 from bot.sandbox.kubernetes.objects import rfc3339
 from bot.sandbox.kubernetes.store import Store
 
@@ -32,10 +33,11 @@ class Clocked(Store):
         now: Callable[[], datetime],
         pod_ready_seconds: float = 0.2,
         route_accept_seconds: float = 0.0,
+        apis: ServedApis | None = None,
     ) -> None:
         if pod_ready_seconds < 0 or route_accept_seconds < 0:
             raise ValueError("pod_ready_seconds and route_accept_seconds must not be negative")
-        super().__init__(objects, now=now)
+        super().__init__(objects, now=now, apis=apis)
         self._pod_ready_seconds = pod_ready_seconds
         self._route_accept_seconds = route_accept_seconds
         self._timers: list[tuple[float, int, Work]] = []

@@ -4,8 +4,9 @@ On a change of spec.template (the pod-template-hash label aside) or spec.replica
 Deployment gets the ReplicaSet of its template — an owned one whose template is equal (reused: it
 takes the next revision and keeps the old one in revision-history, which is what makes
 `kubectl rollout undo` work) or a new `<name>-<hash>` — scaled to spec.replicas, the others to 0
-at once (no surge pacing). Its status is recounted from its ReplicaSets whenever they change, with
-Available and Progressing as `kubectl rollout status` reads them.
+at once (no surge pacing), each scaling told by a `ScalingReplicaSet` event as the real controller
+tells it ("Scaled up replica set X from 0 to 3"). Its status is recounted from its ReplicaSets
+whenever they change, with Available and Progressing as `kubectl rollout status` reads them.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from bot.sandbox.kubernetes.resources import RESOURCES, Obj
 from bot.sandbox.kubernetes.selectors import selects
 
 _BY_KIND = {res.kind: res for res in RESOURCES}
-DEPLOYMENT, RS = _BY_KIND["Deployment"], _BY_KIND["ReplicaSet"]
+DEPLOYMENT, RS, EVENT = _BY_KIND["Deployment"], _BY_KIND["ReplicaSet"], _BY_KIND["Event"]
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
 HISTORY = "deployment.kubernetes.io/revision-history"
@@ -114,7 +115,9 @@ class Deployments(Clocked):
         meta, spec = deployment["metadata"], deployment.get("spec") or {}
         owned = self._replicasets(deployment)
         key = template_key(spec.get("template"))
-        new = next((rs for rs in owned if template_key(rs["spec"].get("template")) == key), None)
+        equal = [rs for rs in owned if template_key(rs["spec"].get("template")) == key]
+        # FindNewReplicaSet: the oldest of the equal ones, should there be more than one.
+        new = min(equal, key=lambda rs: str(rs["metadata"].get("creationTimestamp") or ""), default=None)
         others = [rs for rs in owned if rs is not new]
         revision = max((revision_of(rs) for rs in others), default=0) + 1
         if new is None:
@@ -134,16 +137,49 @@ class Deployments(Clocked):
         surge = self._max_surge(deployment)
         annotations |= {k: v for k, v in (meta.get("annotations") or {}).items() if k not in _NOT_COPIED}
         annotations |= {DESIRED: str(wanted), MAX: str(wanted + surge)}
+        had = int((new.get("spec") or {}).get("replicas") or 0)
         self._save(RS, new | {"spec": new["spec"] | {"replicas": wanted}})
+        self._scaled(deployment, new, had, wanted)
         for rs in others:
             if replicas_of(rs) != 0:
                 rs_annotations = rs["metadata"].setdefault("annotations", {})
                 rs_annotations |= {DESIRED: str(wanted), MAX: str(wanted + surge)}
                 self._save(RS, rs | {"spec": rs["spec"] | {"replicas": 0}})
+                self._scaled(deployment, rs, replicas_of(rs), 0)
         current = self._find(DEPLOYMENT, meta["namespace"], meta["name"])
         if current is not None:
             current["metadata"].setdefault("annotations", {})[REVISION] = str(revision)
             self._put(DEPLOYMENT, current)
+
+    def _scaled(self, deployment: Obj, rs: Obj, had: int, wanted: int) -> None:
+        """The controller's `ScalingReplicaSet` event, a core/v1 Event on the Deployment."""
+        if had == wanted:
+            return
+        meta, way = deployment["metadata"], "up" if wanted > had else "down"
+        now = self._stamp()
+        regarding = {"kind": "Deployment", "namespace": meta["namespace"], "name": meta["name"]}
+        regarding |= {"uid": meta["uid"], "apiVersion": DEPLOYMENT.api_version}
+        event = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {
+                "name": f"{meta['name']}.{uuid.uuid4().hex[:16]}",
+                "namespace": meta["namespace"],
+                "uid": str(uuid.uuid4()),
+                "creationTimestamp": now,
+            },
+            "involvedObject": regarding,
+            "reason": "ScalingReplicaSet",
+            "message": f"Scaled {way} replica set {rs['metadata']['name']} from {had} to {wanted}",
+            "source": {"component": "deployment-controller"},
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
+            "type": "Normal",
+            "reportingComponent": "deployment-controller",
+            "reportingInstance": "",
+        }
+        self._put(EVENT, event)
 
     def _new_replicaset(self, deployment: Obj) -> Obj:
         meta, spec = deployment["metadata"], deployment["spec"]

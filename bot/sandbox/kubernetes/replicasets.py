@@ -42,7 +42,7 @@ class ReplicaSets(Clocked):
     """Pods for ReplicaSets; `_waiting` holds the pods it made that no node could take yet."""
 
     def __init__(
-        self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime], **knobs: float
+        self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime], **knobs: Any
     ) -> None:
         super().__init__(objects, now=now, **knobs)
         self._waiting: set[tuple[str, str]] = set()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 Obj = dict[str, Any]
 
@@ -33,6 +33,8 @@ VERSION = {
 }
 _REASONS = {
     400: "BadRequest",
+    401: "Unauthorized",
+    403: "Forbidden",
     404: "NotFound",
     405: "MethodNotAllowed",
     409: "Conflict",
@@ -57,6 +59,13 @@ class Resource:
     generation: bool = False  # metadata.generation counts changes outside metadata and status
     scalable: bool = False
     short_names: tuple[str, ...] = ()
+    stored_as: str = ""  # another type's group_resource whose objects this one serves, converted
+    verbs: tuple[str, ...] = ()  # only these (a review is create-only); empty: the usual ones
+
+    @property
+    def stored(self) -> str:
+        """The key of the objects it serves: its own, or the type it is a view of (events.k8s.io)."""
+        return self.stored_as or self.group_resource
 
     @property
     def api_version(self) -> str:
@@ -97,11 +106,17 @@ SCALE = Resource("Scale", "scale", "autoscaling")
 class ApiFailure(Exception):
     """An error the server answers with a `Status` object."""
 
-    def __init__(self, code: int, message: str, *, details: Obj | None = None) -> None:
+    def __init__(self, code: int, message: str, *, details: Obj | None = None, plain: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details
+        self.plain = plain  # answered as Go's http.NotFound does: text, no Status
+
+    def response(self) -> Response:
+        if self.plain:
+            return PlainTextResponse(self.message + "\n", status_code=self.code)
+        return JSONResponse(self.status(), status_code=self.code)
 
     def status(self) -> Obj:
         body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure"}
@@ -123,6 +138,11 @@ def not_found(res: Resource, name: str) -> ApiFailure:
 
 def no_route() -> ApiFailure:
     return ApiFailure(404, "the server could not find the requested resource", details={})
+
+
+def not_served() -> ApiFailure:
+    """A group or version the server does not serve: its mux ends in Go's `http.NotFound`."""
+    return ApiFailure(404, "404 page not found", plain=True)
 
 
 def conflict(res: Resource, name: str) -> ApiFailure:
@@ -163,13 +183,13 @@ class Discovery:
     async def _group(self, request: Request) -> Response:
         group = request.path_params["group"]
         if not any(r.group == group for r in self._served):
-            return JSONResponse(no_route().status(), status_code=404)
+            return not_served().response()
         return JSONResponse({"kind": "APIGroup", "apiVersion": "v1", **_group_doc(self._served, group)})
 
     async def _group_resources(self, request: Request) -> Response:
         group, version = request.path_params["group"], request.path_params["version"]
         if not any(r.group == group and r.version == version for r in self._served):
-            return JSONResponse(no_route().status(), status_code=404)
+            return not_served().response()
         return JSONResponse(_resource_list(self._served, group, version))
 
 
@@ -179,7 +199,7 @@ class Discovery:
 def _resource_list(served: list[Resource], group: str, version: str) -> Obj:
     entries: list[Obj] = []
     for res in (r for r in served if (r.group, r.version) == (group, version)):
-        verbs = ["delete", "get", "list", "patch", "update", "watch"]
+        verbs = list(res.verbs) or ["delete", "get", "list", "patch", "update", "watch"]
         names = {"name": res.plural, "singularName": res.kind.lower(), "shortNames": list(res.short_names)}
         entries.append(names | {"namespaced": res.namespaced, "kind": res.kind, "verbs": verbs})
         if res.kind == "Pod":

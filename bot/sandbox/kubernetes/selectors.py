@@ -195,9 +195,12 @@ class FieldSelector:
         return all(term.matches(obj) for term in self.terms)
 
 
-def parse_field_selector(text: str, kind: str) -> FieldSelector:
-    """Parse `a=b,c!=d`; labels the kind does not index fail like the server: 'field label not supported'."""
-    allowed = {**COMMON_FIELDS, **FIELD_LABELS.get(kind, {})}
+def parse_field_selector(
+    text: str, kind: str, labels: Mapping[str, tuple[str, str]] | None = None
+) -> FieldSelector:
+    """Parse `a=b,c!=d`; labels the kind does not index fail like the server: 'field label not
+    supported'. `labels` replaces the kind's own (another group's view of it: events.k8s.io)."""
+    allowed = {**COMMON_FIELDS, **(FIELD_LABELS.get(kind, {}) if labels is None else labels)}
     terms: list[FieldTerm] = []
     for raw in text.split(","):
         term = raw.strip()

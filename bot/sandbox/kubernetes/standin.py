@@ -24,9 +24,18 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from bot.sandbox.kubernetes.apis import (
+    EVENTS_V1_FIELDS,
+    REVIEWS,
+    ServedApis,
+    access_review,
+    forbidden,
+    request_verb,
+    self_review,
+)
 from bot.sandbox.kubernetes.logs import LogOptions, int_param, log_container
-from bot.sandbox.kubernetes.patch import scale_of
-from bot.sandbox.kubernetes.resources import ApiFailure, Discovery, Obj, Resource, no_route
+from bot.sandbox.kubernetes.patch import decode_json, scale_of
+from bot.sandbox.kubernetes.resources import ApiFailure, Discovery, Obj, Resource, no_route, not_served
 from bot.sandbox.kubernetes.selectors import SelectorError, page, parse_field_selector, parse_label_selector
 from bot.sandbox.kubernetes.store import Change, Target
 from bot.sandbox.kubernetes.tables import table, wants_table
@@ -41,8 +50,9 @@ class KubernetesStandIn(Writes, Discovery):
     RFC 3339 timestamp and a space (as `kubectl logs --timestamps` prints it), which `sinceSeconds`,
     `sinceTime` and `timestamps` then use. The previous instance's lines go under container + PREVIOUS.
     A pod the controllers create turns Ready `pod_ready_seconds` after it was scheduled, an HTTPRoute
-    is accepted `route_accept_seconds` after its change (wall-clock seconds; 0 is at once). No thread
-    runs: `close()` only ends the watches still open, so that the server can stop at once.
+    is accepted `route_accept_seconds` after its change (wall-clock seconds; 0 is at once). `apis`
+    switches what is served and who may do what (see `apis.ServedApis`). No thread runs: `close()`
+    only ends the watches still open, so that the server can stop at once.
     """
 
     def __init__(
@@ -53,12 +63,14 @@ class KubernetesStandIn(Writes, Discovery):
         now: Callable[[], datetime] | None = None,
         pod_ready_seconds: float = 0.2,
         route_accept_seconds: float = 0.0,
+        apis: ServedApis | None = None,
     ) -> None:
         super().__init__(
             objects,
             now=now or (lambda: datetime.now(UTC)),
             pod_ready_seconds=pod_ready_seconds,
             route_accept_seconds=route_accept_seconds,
+            apis=apis,
         )
         self._pod_logs = {key: list(lines) for key, lines in (pod_logs or {}).items()}
         self._closed = False
@@ -98,18 +110,41 @@ class KubernetesStandIn(Writes, Discovery):
     def _serve(self, request: Request, group: str, version: str, rest: str, body: bytes) -> Response:
         try:
             target = self._target(group, version, rest)
+            policy = self._apis.policy(request.headers.get("authorization", ""))
+            if target.resource in REVIEWS:
+                return self._review(request, target.resource, policy, body)
+            watch = request.query_params.get("watch", "false").lower() in ("true", "1")
+            verb = request_verb(request.method, target.name, watch)
+            resource = target.resource.plural + (f"/{target.sub}" if target.sub else "")
+            if policy is not None and not policy.decide(verb, group, resource, target.namespace)[0]:
+                raise forbidden(policy, verb, target.resource, target.namespace, target.name)
             self._advance()
             if request.method == "GET":
                 return self._read(target, request)
+            if target.resource.stored_as:
+                raise ApiFailure(405, "the server does not allow this method on the requested resource")
             return self._audited(request, target, body)
         except ApiFailure as failure:
-            return JSONResponse(failure.status(), status_code=failure.code)
+            return failure.response()
+
+    def _review(self, request: Request, res: Resource, policy: Any, body: bytes) -> Response:
+        """SelfSubjectAccessReview and SelfSubjectReview: create-only, answered 201, stored nowhere."""
+        if request.method != "POST":
+            raise ApiFailure(405, "the server does not allow this method on the requested resource")
+        if res.kind == "SelfSubjectReview":
+            return JSONResponse(self_review(policy), status_code=201)
+        posted = decode_json(body) if body.strip() else {}
+        if not isinstance(posted, dict):
+            raise ApiFailure(400, "the body of the request was in an unknown format")
+        return JSONResponse(access_review(policy, posted), status_code=201)
 
     def _target(self, group: str, version: str, rest: str) -> Target:
         parts = [part for part in rest.split("/") if part]
         namespace = None
         if len(parts) >= 3 and parts[0] == "namespaces":
             namespace, parts = parts[1], parts[2:]
+        if not any(r.group == group and r.version == version for r in self._served):
+            raise not_served()
         res = self._by_path.get((group, version, parts[0])) if 1 <= len(parts) <= 3 else None
         if res is None or (namespace is not None and not res.namespaced):
             raise no_route()
@@ -169,10 +204,16 @@ class KubernetesStandIn(Writes, Discovery):
     def _selection(self, target: Target, query: QueryParams) -> Selection:
         try:
             labels = parse_label_selector(query.get("labelSelector", ""))
-            fields = parse_field_selector(query.get("fieldSelector", ""), target.resource.kind)
+            fields = parse_field_selector(
+                query.get("fieldSelector", ""),
+                target.resource.kind,
+                EVENTS_V1_FIELDS if target.resource.stored_as else None,
+            )
         except SelectorError as exc:
             raise ApiFailure(400, str(exc)) from exc
-        return Selection(target.resource, target.namespace, labels, fields)
+        res = target.resource
+        view = (lambda obj: self._shown(res, obj)) if res.stored_as else None
+        return Selection(res, target.namespace, labels, fields, view)
 
     # --- watches -----------------------------------------------------------------------------------
 
@@ -183,6 +224,7 @@ class KubernetesStandIn(Writes, Discovery):
         feed = Feed(self._snapshot, self._changes_after, lambda: self._closed)
 
         def shown(obj: Obj) -> Obj:
+            obj = self._shown(target.resource, obj)
             version = {"resourceVersion": obj["metadata"].get("resourceVersion", "")}
             return self._tabled(request, target.resource, [obj], version) or obj
 

@@ -12,6 +12,7 @@ reconciles what a pack recorded until a write touches it. Kept apart from the HT
 from __future__ import annotations
 
 import copy
+import dataclasses
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bot.sandbox.kubernetes.apis import EVENTS_GROUP, EVENTS_V1, REVIEWS, ServedApis, as_core, as_events_v1
 from bot.sandbox.kubernetes.generic import generic_resource
 from bot.sandbox.kubernetes.objects import check_string_maps, jsonable, spec_part
-from bot.sandbox.kubernetes.resources import RESOURCES, Obj, Resource, not_found
+from bot.sandbox.kubernetes.resources import GATEWAY, RESOURCES, Obj, Resource, not_found
 
 
 @dataclass(frozen=True)
@@ -49,13 +51,20 @@ class Target:
 class Store:
     """The stored objects, keyed by type and (namespace or "", name), behind one lock."""
 
-    def __init__(self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        objects: Iterable[Mapping[str, Any]],
+        *,
+        now: Callable[[], datetime],
+        apis: ServedApis | None = None,
+    ) -> None:
         self._now = now
         self._lock = threading.RLock()
-        self._served: list[Resource] = list(RESOURCES)
-        self._by_path = {(res.group, res.version, res.plural): res for res in RESOURCES}
+        self._apis = apis or ServedApis()
+        self._served: list[Resource] = served_types(self._apis)
+        self._by_path = {(res.group, res.version, res.plural): res for res in self._served}
         # By group and plural (`services`, `services.serving.knative.dev`): plurals repeat across groups.
-        self._store: dict[str, dict[tuple[str, str], Obj]] = {res.group_resource: {} for res in RESOURCES}
+        self._store: dict[str, dict[tuple[str, str], Obj]] = {res.group_resource: {} for res in self._served}
         self._rv = 0
         self._changes: list[Change] = []
         # What changed since the controllers last looked, with the object as it was before (None: new).
@@ -78,19 +87,29 @@ class Store:
     # --- changes -----------------------------------------------------------------------------------
 
     def _find(self, res: Resource, namespace: str | None, name: str) -> Obj | None:
-        found = self._store[res.group_resource].get(((namespace or "") if res.namespaced else "", name))
-        return copy.deepcopy(found)
+        found = self._store[res.stored].get(((namespace or "") if res.namespaced else "", name))
+        return self._shown(res, found) if found is not None else None
 
     def _objects(self, res: Resource, namespace: str | None = None) -> list[Obj]:
         """Copies of the stored objects of a type, in one namespace or all, in key order."""
-        stored = sorted(self._store[res.group_resource].items())
-        return [copy.deepcopy(obj) for (ns, _), obj in stored if namespace in (None, ns)]
+        stored = sorted(self._store[res.stored].items())
+        return [self._shown(res, obj) for (ns, _), obj in stored if namespace in (None, ns)]
+
+    def _shown(self, res: Resource, obj: Obj) -> Obj:
+        """A copy of a stored object as `res` serves it: an events.k8s.io view converted, an
+        object served under several versions (HTTPRoute) in the version asked for."""
+        if res.stored_as:
+            return as_events_v1(copy.deepcopy(obj))
+        shown = copy.deepcopy(obj)
+        if res.group and shown.get("apiVersion", res.api_version) != res.api_version:
+            shown["apiVersion"] = res.api_version
+        return shown
 
     def _put(self, res: Resource, obj: Obj) -> Obj | None:
         """Store a new or changed object under the next resourceVersion; None when nothing changed."""
         meta = obj["metadata"]
         key = (meta.get("namespace", ""), meta["name"])
-        before = self._store[res.group_resource].get(key)
+        before = self._store[res.stored].get(key)
         if before is not None:
             unchanged = {
                 **obj,
@@ -101,14 +120,14 @@ class Store:
         self._rv += 1
         stored = copy.deepcopy(obj)
         stored["metadata"]["resourceVersion"] = str(self._rv)
-        self._store[res.group_resource][key] = stored
+        self._store[res.stored][key] = stored
         self._changed(res, "ADDED" if before is None else "MODIFIED", stored, before)
         return copy.deepcopy(stored)
 
     def _save(self, res: Resource, obj: Obj) -> Obj | None:
         """`_put` for the controllers' own writes: generation counts their spec changes as a client's."""
         meta = obj["metadata"]
-        stored = self._store[res.group_resource].get((meta.get("namespace", ""), meta["name"]))
+        stored = self._store[res.stored].get((meta.get("namespace", ""), meta["name"]))
         if res.generation and stored is None:
             meta.setdefault("generation", 1)
         elif res.generation and stored is not None and spec_part(obj) != spec_part(stored):
@@ -118,7 +137,7 @@ class Store:
     def _drop(self, res: Resource, obj: Obj) -> Obj:
         """Remove an object; the DELETED change carries it as it was last, under a new resourceVersion."""
         meta = obj["metadata"]
-        before = self._store[res.group_resource].pop((meta.get("namespace", ""), meta["name"]))
+        before = self._store[res.stored].pop((meta.get("namespace", ""), meta["name"]))
         self._rv += 1
         gone = copy.deepcopy(obj)
         gone["metadata"]["resourceVersion"] = str(self._rv)
@@ -133,7 +152,7 @@ class Store:
     def _changed(self, res: Resource, kind: str, obj: Obj, before: Obj | None) -> None:
         meta = obj["metadata"]
         namespace = meta.get("namespace", "")
-        change = Change(self._rv, kind, res.group_resource, namespace, copy.deepcopy(obj), before)
+        change = Change(self._rv, kind, res.stored, namespace, copy.deepcopy(obj), before)
         self._changes.append(change)
         self._dirty.setdefault((res.group_resource, namespace, meta["name"]), before)
 
@@ -152,7 +171,10 @@ class Store:
             self._admit(doc)
 
     def _admit(self, doc: Obj) -> None:
-        """Fill what the server would have set at creation (namespace, uid, version, generation)."""
+        """Fill what the server would have set at creation (namespace, uid, version, generation);
+        an events.k8s.io/v1 Event is kept as the core/v1 Event it also is."""
+        if doc.get("kind") == "Event" and str(doc.get("apiVersion", "")).startswith(f"{EVENTS_GROUP}/"):
+            doc = as_core(doc)
         res = self._resource_for(doc)
         meta = doc.setdefault("metadata", {})
         if not isinstance(meta.get("name"), str) or not meta["name"]:
@@ -170,19 +192,25 @@ class Store:
         meta["resourceVersion"] = str(meta.get("resourceVersion", self._rv))
         if res.generation:
             meta.setdefault("generation", 1)
-        if key in self._store[res.group_resource]:
+        if key in self._store[res.stored]:
             raise ValueError(f"{res.kind} {'/'.join(filter(None, key))} appears twice")
-        self._store[res.group_resource][key] = doc
+        self._store[res.stored][key] = doc
 
     def _resource_for(self, doc: Obj) -> Resource:
         """The served type of a loaded object; a kind the table lacks is served as stored from now on."""
         api_version, kind = doc.get("apiVersion"), doc.get("kind")
         if not (isinstance(api_version, str) and api_version and isinstance(kind, str) and kind):
             raise ValueError(f"{api_version} {kind} is not served: an object needs apiVersion and kind")
-        group = api_version.rpartition("/")[0]
+        group, _, version = api_version.rpartition("/")
         found = next((r for r in self._served if r.group == group and r.kind == kind), None)
         if found is not None:
             return found
+        if group == GATEWAY and not self._apis.httproute_versions:
+            raise ValueError(f"{api_version} {kind} is not served: this cluster has no Gateway API")
+        if group == GATEWAY and version not in self._apis.httproute_versions:
+            # The gateway's other kinds come in the versions its HTTPRoutes do (one CRD bundle).
+            api_version = f"{GATEWAY}/{self._apis.httproute_versions[0]}"
+            doc["apiVersion"] = api_version
         res = generic_resource(api_version, kind, (doc.get("metadata") or {}).get("namespace"))
         if res.group_resource in self._store:
             raise ValueError(f"{api_version} {kind} is not served: {res.group_resource} names another kind")
@@ -193,7 +221,19 @@ class Store:
 
     def _require(self, target: Target) -> Obj:
         assert target.name is not None
-        found = self._store[target.resource.group_resource].get((target.namespace or "", target.name))
+        found = self._store[target.resource.stored].get((target.namespace or "", target.name))
         if found is None:
             raise not_found(target.resource, target.name)
-        return copy.deepcopy(found)
+        return self._shown(target.resource, found)
+
+
+def served_types(apis: ServedApis) -> list[Resource]:
+    """The resource table as `apis` switches it: HTTPRoute in each version served, events.k8s.io
+    on or off, the access reviews."""
+    types: list[Resource] = []
+    for res in RESOURCES:
+        if res.kind == "HTTPRoute":
+            types += [dataclasses.replace(res, version=version) for version in apis.httproute_versions]
+        else:
+            types.append(res)
+    return [*types, *([EVENTS_V1] if apis.events_v1 else []), *REVIEWS]

@@ -36,13 +36,15 @@ class Selection:
     namespace: str | None
     labels: LabelSelector
     fields: FieldSelector
+    view: Callable[[Obj], Obj] | None = None  # a stored object as this type shows it (events.k8s.io)
 
     def matches(self, obj: Obj) -> bool:
-        return self.labels.matches(obj["metadata"].get("labels")) and self.fields.matches(obj)
+        shown = self.view(obj) if self.view is not None else obj
+        return self.labels.matches(shown["metadata"].get("labels")) and self.fields.matches(shown)
 
     def event(self, change: Change) -> Obj | None:
         """The event this watch sees for a change, if any."""
-        if change.group_resource != self.resource.group_resource:
+        if change.group_resource != self.resource.stored:
             return None
         if self.namespace is not None and change.namespace != self.namespace:
             return None

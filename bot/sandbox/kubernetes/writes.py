@@ -80,7 +80,7 @@ class Writes(Controllers):
     """The write half of the API server over the store; every mutating request lands in `writes`."""
 
     def __init__(
-        self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime], **knobs: float
+        self, objects: Iterable[Mapping[str, Any]], *, now: Callable[[], datetime], **knobs: Any
     ) -> None:
         super().__init__(objects, now=now, **knobs)
         self.writes: list[Write] = []

@@ -51,6 +51,28 @@ from bot.sandbox.slack.state import (
 )
 
 APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
+# The bot scope each method needs, as api.slack.com/methods documents it; a token without it gets
+# `missing_scope`. Every answer to a bot token carries its granted scopes in `x-oauth-scopes`.
+NEEDED_SCOPES = MappingProxyType(
+    {
+        "conversations.create": "channels:manage",
+        "conversations.invite": "channels:manage",
+        "conversations.setTopic": "channels:manage",
+        "conversations.setPurpose": "channels:manage",
+        "users.conversations": "channels:read",
+        "chat.postMessage": "chat:write",
+        "chat.update": "chat:write",
+        "chat.postEphemeral": "chat:write",
+        "bookmarks.add": "bookmarks:write",
+        "pins.add": "pins:write",
+        "files.getUploadURLExternal": "files:write",
+        "files.completeUploadExternal": "files:write",
+        "users.lookupByEmail": "users:read.email",
+        "users.info": "users:read",
+        "usergroups.users.list": "usergroups:read",
+    }
+)
+ALL_SCOPES = frozenset(NEEDED_SCOPES.values()) | {"commands", "app_mentions:read"}
 
 _NO_GROUPS: Mapping[str, list[str]] = MappingProxyType({})
 
@@ -93,10 +115,13 @@ class SlackStandIn(SlackMethods):
         usergroups: Mapping[str, list[str]] = _NO_GROUPS,
         bot_user_id: str = "UBOT",
         clock: Callable[[], float] = time.time,
+        scopes: Iterable[str] = ALL_SCOPES,
     ) -> None:
-        """`clock` (seconds) ages response URLs and trigger ids; tests pass one they can wind on."""
+        """`clock` (seconds) ages response URLs and trigger ids; tests pass one they can wind on.
+        `scopes` are the bot token's (an app installed from an older manifest has fewer)."""
         self.token = token
         self.app_token = app_token
+        self.scopes = frozenset(scopes)
         super().__init__(users=users, usergroups=usergroups, bot_user_id=bot_user_id, clock=clock)
         self.calls: list[SlackCall] = []
         self._revoked: set[str] = set()
@@ -214,12 +239,28 @@ class SlackStandIn(SlackMethods):
         return JSONResponse(reply.body, status_code=reply.status, headers=reply.headers)
 
     def _answer(self, method: str, token: str | None, args: Args) -> _Reply:
-        handler = self._methods.get(method)
-        if handler is None:
+        if method not in self._methods:
             return _Reply({"ok": False, "error": "unknown_method", "req_method": method})
         error = self._token_error(method, token)
         if error is not None:
             return _Reply({"ok": False, "error": error})
+        if token == self.token:
+            granted = {"x-oauth-scopes": ",".join(sorted(self.scopes))}
+            needed = NEEDED_SCOPES.get(method)
+            if needed and needed not in self.scopes:
+                body = {
+                    "ok": False,
+                    "error": "missing_scope",
+                    "needed": needed,
+                    "provided": granted["x-oauth-scopes"],
+                }
+                return _Reply(body, headers=granted)
+            reply = self._granted(method, args)
+            return _Reply(reply.body, reply.status, {**reply.headers, **granted})
+        return self._granted(method, args)
+
+    def _granted(self, method: str, args: Args) -> _Reply:
+        handler = self._methods[method]
         limited = self._take_rate_limit(method)
         if limited is not None:
             headers = {"Retry-After": str(limited)}

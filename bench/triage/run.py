@@ -8,7 +8,7 @@ Elasticsearch searches the triage made (bodies taken from the stand-in's request
 Kubernetes list calls, and the GPU agents' readings (GET /v1/gpus). The ratio says what the triage adds on top of the
 backends it cannot go faster than.
 
-    .venv/bin/python bench/triage/run.py [--runs N] [PACK_DIR ...]   (default: scenarios/*)
+    .venv/bin/python bench/triage/run.py [--runs N] [--variant V] [PACK_DIR ...]   (default: scenarios/*)
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from bot.sandbox.evaluate import find_packs
 from bot.sandbox.pack import load_pack
 from bot.sandbox.replay import Replay, replaying
 from bot.sandbox.up import Sandbox
+from bot.sandbox.variant import Variant
 from bot.triage.gather import gather, prometheus_scope
 from bot.triage.knowledge import Knowledge
 from bot.triage.request import TriageRequest
@@ -66,6 +67,8 @@ def floor_calls(replay: Replay) -> list[Callable[[], Any]]:
         calls += [(lambda b=b: es_client.search(pack.meta.logs_index, b)) for b in bodies]
     kube = backends.kube
     ns = scope.namespace
+    topology = kube.topology(ns)
+    route_version = getattr(topology, "route_version", "v1")  # v1beta1 on such a variant
     calls += [
         lambda: kube._core.list_namespaced_pod(ns, _preload_content=False),
         lambda: kube._core.list_namespaced_service(ns, _preload_content=False),
@@ -78,7 +81,7 @@ def floor_calls(replay: Replay) -> list[Callable[[], Any]]:
             _preload_content=False,
         ),
         lambda: kube._custom.list_namespaced_custom_object(
-            "gateway.networking.k8s.io", "v1", ns, "httproutes"
+            "gateway.networking.k8s.io", route_version, ns, "httproutes"
         ),
         lambda: kube._networking.list_namespaced_ingress(ns, _preload_content=False),
     ]
@@ -94,9 +97,11 @@ def timed(call: Callable[[], Any]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def bench_pack(folder: Path, knowledge: Knowledge, runs: int) -> tuple[str, float, float, int]:
+def bench_pack(
+    folder: Path, knowledge: Knowledge, runs: int, variant: Variant
+) -> tuple[str, float, float, int]:
     pack = load_pack(folder)
-    with Sandbox(pack) as sandbox, replaying(sandbox, knowledge=knowledge) as replay:
+    with Sandbox(pack, variant=variant) as sandbox, replaying(sandbox, knowledge=knowledge) as replay:
         replay.triage()  # warm-up: connections, caches, first compile
         triage = statistics.median(timed(replay.triage) for _ in range(runs))
         calls = floor_calls(replay)
@@ -114,14 +119,16 @@ def main() -> None:
     )
     parser.add_argument("packs", nargs="*", type=Path)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--variant", default="", help="serve the packs as other servers (see `eval --help`)")
     args = parser.parse_args()
     folders = args.packs or find_packs(ROOT / "scenarios")
     knowledge = Knowledge.load()
-    rows = [bench_pack(f, knowledge, args.runs) for f in folders]
+    variant = Variant.parse(args.variant)
+    rows = [bench_pack(f, knowledge, args.runs, variant) for f in folders]
     width = max(len(r[0]) for r in rows)
     print(
         f"alert to stored triage vs floor, median of {args.runs} runs per pack, rules engine, "
-        "sandbox backends on loopback"
+        f"sandbox backends on loopback ({variant})"
     )
     print(f"{'pack':<{width}}  {'triage ms':>9}  {'floor ms':>8}  {'calls':>5}  {'ratio':>5}")
     for name, triage, floor, calls in rows:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 BACKENDS = {
     "prometheus": "Prometheus, the real server, on the scenario's recorded metrics",
-    "elasticsearch": "Elasticsearch 8 stand-in, the scenario's logs",
+    "elasticsearch": "Elasticsearch 9 stand-in (Platinum), the scenario's logs",
     "kubernetes": "Kubernetes API stand-in, the scenario's objects (kubectl works on it)",
     "slack": "Slack Web API stand-in, the demo workspace",
 }

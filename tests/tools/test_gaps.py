@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from elasticsearch import Elasticsearch
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -85,7 +84,7 @@ def test_kubernetes_down_and_slow(slow_server: str) -> None:
 
 
 def es_gap(url: str) -> tuple[Gap, float]:
-    client: Elasticsearch = es_connect(url, timeout=TIMEOUT)
+    client = es_connect(url, timeout=TIMEOUT)
     started = time.monotonic()
     result = LogTool(client, index="logs-inference", timeout=TIMEOUT).error_signatures(LogScope(), WINDOW)
     elapsed = time.monotonic() - started

@@ -268,6 +268,14 @@ def test_text_fields_without_keyword_sub_fields_still_select_and_name_the_gap(ex
 # ----------------------------------------------------------------------------- partial answers
 
 
+def test_a_search_cut_short_by_the_cluster_s_timeout_is_a_partial_gap(example: Pack) -> None:
+    with serving(example, ELASTICSEARCH_8_BASIC) as (tool, standin):
+        standin.search_timed_out = True
+        result = tool.status_codes(scope(), window(example))
+    assert result.status is Status.OK and result.evidence
+    assert str(result.gap) == "elasticsearch: status codes: the search timed out, counts are partial"
+
+
 @pytest.mark.parametrize("profile", [ELASTICSEARCH_9, ELASTICSEARCH_8_BASIC, OPENSEARCH_2])
 def test_failed_shards_give_the_evidence_and_a_named_gap(example: Pack, profile: ServerProfile) -> None:
     with serving(example, profile) as (tool, standin):

@@ -64,6 +64,9 @@ class ElasticsearchStandIn:
         self._indices: dict[str, Index] = {}
         self.profile = profile
         self.shard_failures: ShardFailures | None = None
+        # A cluster whose `search.default_search_timeout` cut every search short: what was found
+        # in time comes back, with `timed_out: true`.
+        self.search_timed_out = False
         self.requests: list[RecordedSearch] = []
         self.app = Starlette(routes=self._routes())
 
@@ -271,6 +274,8 @@ class ElasticsearchStandIn:
             raise _located(error, search) from None
         if failures is not None and search.indices:
             answer["_shards"] = shard_failures(failures, search.indices[0].name)
+        if self.search_timed_out:
+            answer["timed_out"] = True
         return 200, answer
 
     def _count(self, request: Request, body: bytes) -> tuple[int, Json]:

@@ -31,8 +31,9 @@ VariantOption = Annotated[
     str,
     typer.Option(
         "--variant",
-        help="Serve the pack as other servers: logs=elasticsearch-9|elasticsearch-8-basic|opensearch-2, "
-        "shipper=ecs|fluentbit|flat, gateway-api=v1|v1beta1|both, events=events.k8s.io|core (comma-separated).",
+        help="Serve the pack as other servers, e.g. logs=opensearch-2,shipper=fluentbit,gateway-api=v1beta1. "
+        "logs: elasticsearch-9 | elasticsearch-8-basic | opensearch-2; shipper: ecs | fluentbit | flat; "
+        "gateway-api: v1 | v1beta1 | both; events: events.k8s.io | core.",
     ),
 ]
 

@@ -41,8 +41,10 @@ def sandbox_up(
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
-        with Sandbox(loaded, llm_script=script, variant=Variant.parse(variant)) as running:
-            typer.echo(json.dumps({"pack": loaded.name, **running.urls, "env": running.env}))
+        served = Variant.parse(variant)
+        with Sandbox(loaded, llm_script=script, variant=served) as running:
+            first = {"pack": loaded.name, "variant": str(served), **running.urls, "env": running.env}
+            typer.echo(json.dumps(first))
             sys.stdout.flush()
             stop.wait()
     except BotError as exc:

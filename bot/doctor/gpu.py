@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from bot.config import BotConfig
-from bot.doctor.report import BackendReport, Finding
+from bot.doctor.report import BackendReport, Finding, Verdict
 from bot.errors import ConfigError
 from bot.settings import Settings
 from bot.triage.backends import gpu_tool, kube_client
@@ -44,20 +44,28 @@ def check_gpu(settings: Settings, config: BotConfig, *, timeout: float) -> Backe
         read = readings.get(node) if isinstance(readings, dict) else readings
         findings += _node(node, health[node], read)
     reachable = sum(isinstance(h, Health) for h in health.values())
-    return BackendReport.judged("gpu", target, f"{reachable} of {len(health)} agents answer", findings)
+    summary = f"{reachable} of {len(health)} agents answer"
+    if not reachable:  # every node's GPU state would be a gap
+        return BackendReport("gpu", Verdict.UNUSABLE, summary, target, findings)
+    return BackendReport.judged("gpu", target, summary, findings)
 
 
 def _node(node: str, health: Health | Gap, read: NodeGpus | Gap | None) -> list[Finding]:
     if isinstance(health, Gap):
         return [Finding(f"{node}: {health.reason}", ok=False)]
-    found = [Finding(f"{node}: {health.gpus} GPU{'' if health.gpus == 1 else 's'}", ok=True)]
-    if not health.watching_xids:
-        found.append(
-            Finding(f"{node}: the agent is not watching Xid events (past Xids will be missed)", ok=False)
-        )
     if not isinstance(read, NodeGpus):
         reason = read.reason if isinstance(read, Gap) else "no reading"
-        return [*found, Finding(f"{node}: readings: {reason}", ok=False)]
+        return [Finding(f"{node}: readings: {reason}", ok=False)]
+    models = sorted({g.name or "unknown" for g in read.gpus})
+    watching = (
+        "watching Xid events" if health.watching_xids else "NOT watching Xid events: past Xids will be missed"
+    )
+    count = f"{len(read.gpus)} GPU{'' if len(read.gpus) == 1 else 's'}"
+    found = [Finding(f"{node}: {count} ({', '.join(models)}), {watching}", ok=health.watching_xids)]
+    if read.node != node:
+        found.append(
+            Finding(f"{node}: its agent says it runs on {read.node}: is the node named right?", ok=False)
+        )
     for gpu in read.gpus:
         name = f"{node} GPU {gpu.index} ({gpu.name or 'unknown'})"
         if gpu.mig_enabled:

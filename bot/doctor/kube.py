@@ -77,6 +77,11 @@ def _check(settings: Settings, config: BotConfig, api: Any, timeout: float) -> B
     ]
     findings += _served(api, timeout)
     where = namespaces(settings, config)
+    findings.append(
+        Finding(
+            f"credentials: {_credential(settings)}; checked in {', '.join(n or 'all namespaces' for n in where)}"
+        )
+    )
     reads = check_access(api, _asked(READ_CHECKS, where), timeout=timeout)
     if all(r.allowed is None for r in reads):
         return BackendReport.unusable(
@@ -100,6 +105,17 @@ def _check(settings: Settings, config: BotConfig, api: Any, timeout: float) -> B
     findings += _findings(acts, "an approved action would be refused")
     summary += f", {sum(bool(r.allowed) for r in acts)} of {len(acts)} action verbs"
     return BackendReport.judged("kubernetes", target, summary, findings)
+
+
+def _credential(settings: Settings) -> str:
+    """Which credential the bot's client uses (the order of `kube_client`)."""
+    if settings.kubernetes_api_url:
+        return (
+            "KUBERNETES_TOKEN" if settings.kubernetes_token else "none (KUBERNETES_API_URL without a token)"
+        )
+    if settings.kubeconfig is not None:
+        return f"the kubeconfig {settings.kubeconfig}"
+    return "the pod's service account"
 
 
 def _served(api: Any, timeout: float) -> list[Finding]:

@@ -26,6 +26,9 @@ def check_llm(settings: Settings, *, timeout: float) -> BackendReport:
         return BackendReport.unusable("llm", url, "the API key was refused (401)")
     except openai.APIConnectionError as exc:
         return BackendReport.unusable("llm", url, f"unreachable: {exc}")
+    except openai.NotFoundError:
+        hint = "" if url.rstrip("/").endswith("/v1") else ": does OPENAI_BASE_URL end in /v1?"
+        return BackendReport.unusable("llm", url, f"GET {url.rstrip('/')}/models answered 404{hint}")
     except openai.APIError as exc:
         return BackendReport.unusable("llm", url, f"listing models failed: {exc}")
     finally:

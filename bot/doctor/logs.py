@@ -1,12 +1,14 @@
 """Logs: Elasticsearch or OpenSearch, which version and licence, and which field preset the index
-matches (so whether signatures come from `categorize_text` or are mined from a sample)."""
+matches (so whether signatures come from `categorize_text` or are mined with drain3). A cluster
+that answers but from whose index the tools would read nothing (no such index, no documents,
+fields no preset reads) is unusable: its triage would have no log evidence at all."""
 
 from __future__ import annotations
 
 from bot.config import BotConfig
-from bot.doctor.report import BackendReport, Finding
+from bot.doctor.report import BackendReport, Finding, Verdict
 from bot.settings import Settings
-from tools.logs.probe import probe_logs
+from tools.logs.probe import MINED, probe_logs
 
 
 def check_logs(settings: Settings, config: BotConfig, *, timeout: float) -> BackendReport:
@@ -27,15 +29,14 @@ def check_logs(settings: Settings, config: BotConfig, *, timeout: float) -> Back
         return BackendReport.unusable("logs", url, found.error)
     name = {"elasticsearch": "Elasticsearch", "opensearch": "OpenSearch"}.get(found.flavour or "", "?")
     licence = f" ({found.licence} licence)" if found.licence else ""
-    findings = [
-        Finding(
-            "signatures by categorize_text"
-            if found.categorize_text
-            else "signatures mined from a sample (drain3)"
-        ),
-        Finding(f"index {index}: fields match the {found.preset} preset", ok=True)
-        if found.preset
-        else Finding(f"index {index}: no field preset matches", ok=False),
-    ]
-    findings += [Finding(p, ok=False) for p in found.problems if "signatures are mined" not in p]
-    return BackendReport.judged("logs", url, f"{name} {found.version}{licence}", findings)
+    summary = f"{name} {found.version}{licence}"
+    findings = [Finding("signatures by categorize_text" if found.categorize_text else MINED)]
+    if key and found.flavour == "opensearch":
+        why = "ELASTICSEARCH_API_KEY is set, but OpenSearch takes no Elasticsearch API key: credentials go in the URL"
+        findings.append(Finding(why, ok=False))
+    findings += [Finding(p, ok=False) for p in found.problems if MINED not in p]
+    if found.blocker is not None:
+        return BackendReport("logs", Verdict.UNUSABLE, f"{summary}; {found.blocker}", url, findings)
+    what = f"index {index}: {found.documents} documents, fields match the {found.preset} preset"
+    findings.insert(1, Finding(what, ok=True))
+    return BackendReport.judged("logs", url, summary, findings)

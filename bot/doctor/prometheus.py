@@ -38,7 +38,8 @@ def check_prometheus(settings: Settings, config: BotConfig, *, timeout: float) -
         findings.append(
             Finding("no GPU metrics (DCGM exporter): GPU state only from the GPU agents", ok=False)
         )
-    summary = f"Prometheus {info.version}; engines: {', '.join(engines) or 'none'}"
+    at = f"at TRIAGE_AS_OF {settings.triage_as_of:%Y-%m-%d %H:%M}Z" if settings.triage_as_of else "now"
+    summary = f"Prometheus {info.version}; engines: {', '.join(engines) or 'none'} (series counted {at})"
     return BackendReport.judged("prometheus", url, summary, findings)
 
 

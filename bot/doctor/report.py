@@ -78,6 +78,8 @@ class Diagnosis:
             lines.append(f"unusable: {', '.join(unusable)}")
         elif all(r.verdict is Verdict.NOT_CONFIGURED for r in self.reports):
             lines.append("no backend is configured: a triage would be gaps only (see .env.example)")
+        elif limited := [r.backend for r in self.reports if r.verdict is Verdict.LIMITED]:
+            lines.append(f"every configured backend is usable; with something missing: {', '.join(limited)}")
         else:
             lines.append("every configured backend is usable")
         return "\n".join(lines)

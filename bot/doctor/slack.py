@@ -47,6 +47,10 @@ def check_slack(settings: Settings, config: BotConfig, *, timeout: float) -> Bac
     headers = {k.lower(): v for k, v in (answer.headers or {}).items()}
     raw = headers.get("x-oauth-scopes")
     granted = {s.strip() for s in str(raw[0] if isinstance(raw, list) else raw or "").split(",") if s.strip()}
+    if settings.slack_app_token is not None:
+        refused = _socket_mode(settings, timeout)
+        if refused is not None:
+            return BackendReport.unusable("slack", target, refused)
     mode = "Socket Mode" if settings.slack_app_token else "HTTP mode (signed requests to /slack/events)"
     findings = [
         Finding(f"bot @{answer.get('user')} ({answer.get('user_id')}) in {answer.get('team')}; {mode}")
@@ -63,3 +67,17 @@ def check_slack(settings: Settings, config: BotConfig, *, timeout: float) -> Bac
                 Finding(f"all {len(needed_scopes(config))} scopes the bot needs are granted", ok=True)
             )
     return BackendReport.judged("slack", target, f"team {answer.get('team')}", findings)
+
+
+def _socket_mode(settings: Settings, timeout: float) -> str | None:
+    """Why the app-level token cannot open Socket Mode, or None. `apps.connections.open` only hands
+    out a WebSocket URL; nothing connects to it, so this takes no events away from a running bot."""
+    assert settings.slack_app_token is not None
+    client = WebClient(base_url=settings.slack_api_url, timeout=int(timeout) or 1)
+    try:
+        client.apps_connections_open(app_token=settings.slack_app_token.get_secret_value())
+    except SlackApiError as exc:
+        return f"SLACK_APP_TOKEN refused by apps.connections.open: {exc.response.get('error')} (Socket Mode)"
+    except OSError as exc:
+        return f"unreachable: {exc}"
+    return None

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, validation_reasons
 
 Role = Literal["system", "developer", "user", "assistant", "tool"]
 CHARS_PER_TOKEN = 4
@@ -326,7 +326,13 @@ def load_script(path: Path) -> list[ScriptedReply]:
     try:
         text = path.read_text(encoding="utf-8")
         data = json.loads(text) if suffix == ".json" else yaml.safe_load(text)
+        data = [] if data is None else data  # an empty file: the stand-in runs, with nothing to say
         script = _ScriptFile.model_validate({"replies": data} if isinstance(data, list) else data)
+    except ValidationError as exc:
+        reasons = "; ".join(validation_reasons(exc, limit=3))
+        raise ConfigError(
+            f"{path}: not a valid LLM script (a list of replies, or replies: [...]): {reasons}"
+        ) from exc
     except (OSError, ValueError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: not a valid LLM script: {exc}") from exc
     return script.replies

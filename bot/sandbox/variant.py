@@ -43,7 +43,7 @@ class Variant:
         ):
             if getattr(self, name) not in allowed:
                 raise ConfigError(
-                    f"variant {name}: {getattr(self, name)!r} is not one of {', '.join(allowed)}"
+                    f"variant {name.replace('_', '-')}: {getattr(self, name)!r} is not one of {', '.join(allowed)}"
                 )
 
     @classmethod
@@ -55,7 +55,8 @@ class Variant:
             key, sep, value = entry.partition("=")
             key = key.strip().replace("-", "_")
             if not sep or key not in known:
-                raise ConfigError(f"variant: {entry!r} is not one of {', '.join(sorted(known))} = value")
+                keys = ", ".join(sorted(k.replace("_", "-") for k in known))
+                raise ConfigError(f"variant: {entry!r} is not key=value with a key of {keys}")
             values[key] = value.strip()
         return cls(**values)
 

@@ -51,7 +51,7 @@ def test_elasticsearch_8_basic_and_a_v1beta1_cluster(example: Pack) -> None:
     }
     assert "engines: vllm" in backends["prometheus"]["summary"]
     assert backends["logs"]["summary"] == "Elasticsearch 8.15.3 (basic licence)"
-    assert "signatures mined from a sample (drain3)" in texts(backends["logs"])
+    assert any(t.startswith("signatures are mined with drain3") for t in texts(backends["logs"]))
     kube = texts(backends["kubernetes"])
     assert "Gateway API v1beta1 served: HTTPRoutes read as v1beta1" in kube
     assert "events read from core/v1 (events.k8s.io/v1 not served)" in kube
@@ -69,5 +69,5 @@ def test_opensearch_with_fluent_bit_and_a_prometheus_that_is_gone(example: Pack)
     assert backends["prometheus"]["verdict"] == "unusable"
     assert "connection refused" in backends["prometheus"]["summary"]
     assert backends["logs"]["summary"] == "OpenSearch 2.19.1"
-    assert f"index {example.meta.logs_index}: fields match the fluentbit preset" in texts(backends["logs"])
+    assert any(t.endswith("fields match the fluentbit preset") for t in texts(backends["logs"]))
     assert backends["llm"]["verdict"] == "not configured"

@@ -46,10 +46,23 @@ def test_a_mig_card_and_an_agent_that_is_down() -> None:
     assert report.verdict is Verdict.LIMITED, report
     assert report.summary == "1 of 2 agents answer"
     texts = {f.text: f.ok for f in report.findings}
-    assert texts["gpu-a: 2 GPUs"] is True
+    assert texts["gpu-a: 2 GPUs (NVIDIA A100-SXM4-80GB), watching Xid events"] is True
     assert texts["gpu-a GPU 0 (NVIDIA A100-SXM4-80GB): MIG on, 2 instances"] is None
     assert any(t.startswith("gpu-a GPU 0 (NVIDIA A100-SXM4-80GB): not read: utilization") for t in texts)
     assert texts["gpu-b: connection refused"] is False
+
+
+def test_every_agent_down_is_unusable_and_a_misnamed_node_is_said() -> None:
+    with ExitStack() as stack:
+        agents = start_agents({"gpu-a": [reading(0)]}, stack, as_of=AS_OF)
+        misnamed = check_gpu(Settings(gpu_agent_urls=f"node-1={agents['gpu-a'].url}"), BotConfig(), timeout=3)
+    assert misnamed.verdict is Verdict.LIMITED
+    assert any(
+        f.text == "node-1: its agent says it runs on gpu-a: is the node named right?"
+        for f in misnamed.findings
+    )
+    down = check_gpu(Settings(gpu_agent_urls="gpu-a=http://127.0.0.1:9"), BotConfig(), timeout=3)
+    assert down.verdict is Verdict.UNUSABLE and down.summary == "0 of 1 agents answer"
 
 
 def test_no_agent_deployed_and_no_way_to_find_one() -> None:

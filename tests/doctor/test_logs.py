@@ -19,6 +19,7 @@ from bot.sandbox.elasticsearch.shapes import fluentbit
 from bot.sandbox.pack import Pack
 from bot.sandbox.server import ServerThread
 from bot.settings import Settings
+from tools.logs.probe import MINED
 
 
 def checked(example: Pack, profile: ServerProfile, docs: list[dict[str, Any]] | None = None) -> BackendReport:
@@ -33,8 +34,8 @@ def test_elasticsearch_8_on_basic_mines_signatures(example: Pack) -> None:
     assert report.verdict is Verdict.OK, report
     assert report.summary == f"Elasticsearch {ELASTICSEARCH_8_BASIC.version} (basic licence)"
     texts = [f.text for f in report.findings]
-    assert "signatures mined from a sample (drain3)" in texts
-    assert "index logs-*: fields match the ecs preset" in texts
+    assert MINED in texts
+    assert f"index logs-*: {len(example.logs)} documents, fields match the ecs preset" in texts
 
 
 def test_elasticsearch_9_on_platinum_categorizes(example: Pack) -> None:
@@ -48,15 +49,30 @@ def test_opensearch_with_fluent_bit_fields(example: Pack) -> None:
     assert report.verdict is Verdict.OK, report
     assert report.summary == f"OpenSearch {OPENSEARCH_2.version}"
     texts = [f.text for f in report.findings]
-    assert "index logs-*: fields match the fluentbit preset" in texts
-    assert "signatures mined from a sample (drain3)" in texts
+    assert f"index logs-*: {len(example.logs)} documents, fields match the fluentbit preset" in texts
+    assert MINED in texts
 
 
-def test_an_empty_index_is_limited_and_a_missing_cluster_unusable(example: Pack) -> None:
+def test_an_index_that_gives_nothing_or_a_missing_cluster_is_unusable(example: Pack) -> None:
     empty = checked(example, ELASTICSEARCH_8_BASIC, [])
-    assert empty.verdict is Verdict.LIMITED
-    assert any("no documents" in f.text for f in empty.findings if f.ok is False), empty
+    assert empty.verdict is Verdict.UNUSABLE
+    assert (
+        empty.summary
+        == f"Elasticsearch {ELASTICSEARCH_8_BASIC.version} (basic licence); index logs-* has no documents"
+    )
     gone = check_logs(
         Settings(elasticsearch_url="http://127.0.0.1:9", logs_index="logs-*"), BotConfig(), timeout=2
     )
     assert gone.verdict is Verdict.UNUSABLE and "refused" in gone.summary, gone
+
+
+def test_an_api_key_sent_to_opensearch_is_named(example: Pack) -> None:
+    standin = ElasticsearchStandIn(now=lambda: example.meta.as_of, profile=OPENSEARCH_2)
+    standin.index_documents("logs-inference", example.logs)
+    with ServerThread(standin.app) as server:
+        settings = Settings(elasticsearch_url=server.url, logs_index="logs-*", elasticsearch_api_key="k")
+        report = check_logs(settings, BotConfig(), timeout=3)
+    assert report.verdict is Verdict.LIMITED
+    assert any(
+        "OpenSearch takes no Elasticsearch API key" in f.text for f in report.findings if f.ok is False
+    )

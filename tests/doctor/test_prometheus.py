@@ -27,7 +27,8 @@ def test_each_family_scraped_is_named_and_the_missing_ones_listed(families_url: 
     )
     assert report.verdict is Verdict.OK, report
     assert report.summary.startswith("Prometheus ")
-    engines = report.summary.split("engines: ")[1].split(", ")
+    assert report.summary.endswith(f"(series counted at TRIAGE_AS_OF {AS_OF:%Y-%m-%d %H:%M}Z)")
+    engines = report.summary.split("engines: ")[1].split(" (")[0].split(", ")
     assert {"vllm", "sglang", "tgi"} <= set(engines) and "triton" not in engines
     text = "\n".join(f.text for f in report.findings)
     for family in ("gpu dcgm", "gateway istio", "gateway ingress-nginx", "gateway contour", "gateway kserve"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from pydantic import SecretStr
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
@@ -27,6 +28,17 @@ def slack() -> Iterator[tuple[SlackStandIn, str]]:
     standin = SlackStandIn()
     with ServerThread(standin.app) as server:
         yield standin, server.url
+
+
+def test_socket_mode_checks_the_app_token(slack: tuple[SlackStandIn, str]) -> None:
+    _, url = slack
+    good = slack_settings(url).model_copy(update={"slack_app_token": SecretStr("xapp-sandbox")})
+    report = check_slack(good, BotConfig(), timeout=5)
+    assert report.verdict is Verdict.OK and any("Socket Mode" in f.text for f in report.findings)
+    wrong = good.model_copy(update={"slack_app_token": SecretStr("xapp-garbage")})
+    refused = check_slack(wrong, BotConfig(), timeout=5)
+    assert refused.verdict is Verdict.UNUSABLE
+    assert refused.summary == "SLACK_APP_TOKEN refused by apps.connections.open: invalid_auth (Socket Mode)"
 
 
 def test_slack_with_every_scope_is_ok(slack: tuple[SlackStandIn, str]) -> None:
@@ -81,6 +93,8 @@ def test_llm_model_served_wrong_model_and_wrong_key() -> None:
         assert check_llm(good, timeout=5).verdict is Verdict.OK
         other = check_llm(good.model_copy(update={"openai_model": "gpt-4o"}), timeout=5)
         assert other.verdict is Verdict.UNUSABLE and "serves: qwen3-32b" in other.summary
+        bare = check_llm(good.model_copy(update={"openai_base_url": server.url}), timeout=5)
+        assert bare.verdict is Verdict.UNUSABLE and bare.summary.endswith("does OPENAI_BASE_URL end in /v1?")
         key = check_llm(
             Settings(openai_base_url=base, openai_api_key="sk-no", openai_model="qwen3-32b"), timeout=5
         )

@@ -249,6 +249,12 @@ def test_script_entries_are_validated(fields: dict[str, Any]) -> None:
         ScriptedReply.model_validate(fields)
 
 
+def test_an_empty_script_serves_the_stand_in_with_nothing_to_say(tmp_path: Path) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text("")
+    assert load_script(path) == []
+
+
 @pytest.mark.parametrize(
     ("filename", "text", "problem"),
     [
@@ -256,6 +262,7 @@ def test_script_entries_are_validated(fields: dict[str, Any]) -> None:
         ("script.yaml", "replies: [\n", "not a valid LLM script"),
         ("script.json", "[{]", "not a valid LLM script"),
         ("script.txt", "[]", "must end in .yaml"),
+        ("script.yaml", "{}\n", "replies: Field required"),
     ],
 )
 def test_bad_script_files_are_config_errors(tmp_path: Path, filename: str, text: str, problem: str) -> None:

@@ -59,5 +59,7 @@ def test_a_variant_is_parsed_and_a_wrong_one_named() -> None:
     assert Variant.parse("") == Variant()
     with pytest.raises(Exception, match="variant logs: 'solr' is not one of"):
         Variant.parse("logs=solr")
-    with pytest.raises(Exception, match="'colour=red' is not one of"):
+    with pytest.raises(
+        Exception, match="'colour=red' is not key=value with a key of events, gateway-api, logs"
+    ):
         Variant.parse("colour=red")

@@ -7,7 +7,7 @@ which field preset the index matches, and the problems found on the way, in plai
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tools.logs.client import Flavour, LogClient
 from tools.logs.fields import PRESETS, choose
@@ -16,11 +16,14 @@ from tools.logs.tool import FIELD_SETTINGS
 from tools.result import describe_error
 
 PLATINUM = frozenset({"platinum", "enterprise", "trial"})
+MINED = "signatures are mined with drain3 from the problem lines (a time-spread sample beyond 2,000)"
 
 
 @dataclass(frozen=True)
 class LogsProbe:
-    """What the probe found. `error` is set when the cluster could not be read at all."""
+    """What the probe found. `error` is set when the cluster could not be read at all; `blocker`
+    when it answers but the tools would read no log line from `index` (no such index, no documents,
+    fields no preset reads)."""
 
     flavour: str | None = None  # "elasticsearch" or "opensearch"
     version: str | None = None
@@ -29,6 +32,8 @@ class LogsProbe:
     preset: str | None = None
     problems: list[str] = field(default_factory=list)
     error: str | None = None
+    blocker: str | None = None
+    documents: int | None = None
 
 
 def probe_logs(
@@ -66,50 +71,43 @@ def _probe(client: LogClient, index: str, fields: str) -> LogsProbe:
             problems.append(f"the licence could not be read ({describe_error(exc)}): signatures may be mined")
     categorize = server.flavour is Flavour.ELASTICSEARCH and licence in PLATINUM
     if server.flavour is Flavour.OPENSEARCH:
-        problems.append(f"OpenSearch has no {CATEGORIZE}: signatures are mined from a sample (drain3)")
+        problems.append(f"OpenSearch has no {CATEGORIZE}: {MINED}")
     elif licence is not None and not categorize:
-        problems.append(
-            f"the {licence} licence refuses {CATEGORIZE}: signatures are mined from a sample (drain3)"
-        )
+        problems.append(f"the {licence} licence refuses {CATEGORIZE}: {MINED}")
+    found = LogsProbe(
+        flavour=server.flavour.value, version=server.version, licence=licence, categorize_text=categorize
+    )
     try:
         count = client.count(index)
     except Exception as exc:
-        problems.append(f"index {index} cannot be searched: {describe_error(exc)}")
-        return _found(server.flavour, server.version, licence, categorize, None, problems)
-    if count == 0:
-        problems.append(f"index {index} has no documents")
+        if "index_not_found" in str(exc):
+            return replace(
+                found, problems=problems, blocker=f"index {index} does not exist (check LOGS_INDEX)"
+            )
+        return replace(found, problems=problems, blocker=f"index {index}: {describe_error(exc)}")
     wanted = sorted({n for p in PRESETS.values() for n in p.candidates()})
     try:
-        caps = dict(client.field_caps(index, wanted).get("fields") or {})
+        answer = client.field_caps(index, wanted)
     except Exception as exc:
-        problems.append(
-            f"the fields of {index} could not be read ({describe_error(exc)}): the ECS names are assumed"
+        problems.append(f"the fields of {index} could not be read ({describe_error(exc)}): ECS is assumed")
+        return replace(found, problems=problems, documents=count)
+    if answer.get("indices") == []:
+        return replace(found, problems=problems, documents=0, blocker=f"LOGS_INDEX {index} matches no index")
+    if count == 0:
+        return replace(found, problems=problems, documents=0, blocker=f"index {index} has no documents")
+    chosen, mismatch = choose(dict(answer.get("fields") or {}), fields)
+    blocker = None
+    if mismatch and fields != "auto":
+        other, _ = choose(dict(answer.get("fields") or {}), "auto")
+        hint = (
+            f": they match {other.preset} (set LOGS_FIELDS={other.preset} or auto)" if other.matched else ""
         )
-        return _found(server.flavour, server.version, licence, categorize, None, problems)
-    chosen, mismatch = choose(caps, fields)
-    if mismatch:
-        problems.append(mismatch)
+        blocker = f"LOGS_FIELDS={fields} does not match the fields of {index}{hint}"
+    elif mismatch:
+        blocker = f"{index}: {mismatch}"
     problems += list(chosen.problems)
     preset = chosen.preset if chosen.matched else None
-    return _found(server.flavour, server.version, licence, categorize, preset, problems)
-
-
-def _found(
-    flavour: Flavour,
-    version: str,
-    licence: str | None,
-    categorize: bool,
-    preset: str | None,
-    problems: list[str],
-) -> LogsProbe:
-    return LogsProbe(
-        flavour=flavour.value,
-        version=version,
-        licence=licence,
-        categorize_text=categorize,
-        preset=preset,
-        problems=problems,
-    )
+    return replace(found, preset=preset, problems=problems, documents=count, blocker=blocker)
 
 
 def _unreachable(exc: BaseException) -> str:
@@ -119,4 +117,6 @@ def _unreachable(exc: BaseException) -> str:
     name = type(exc).__name__
     if name == "UnsupportedProductError":
         return "the server is neither Elasticsearch nor OpenSearch (or LOGS_BACKEND names the wrong one)"
+    if isinstance(status, int) and (300 <= status < 400 or status == 404):
+        return f"HTTP {status} at the root: not an Elasticsearch or OpenSearch API (check ELASTICSEARCH_URL)"
     return describe_error(exc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -70,6 +71,19 @@ def services() -> Services:
         return build_services(loaded, pool_size=2)
     except BotError as exc:
         fail(exc)
+
+
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to host:port (IPv6 when the host is one), or one clear error line and exit 1."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror}", err=True)
+        raise typer.Exit(1) from exc
+    return sock
 
 
 def configure_logging(loaded: Settings) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.app import app, configure_logging, settings
+from bot.cli.app import app, bound_socket, configure_logging, settings
 
 DEFAULT_PORT = 9402
 
@@ -36,13 +36,7 @@ def gpu_agent(
         typer.echo(f"error: NVML cannot be opened on {node}: {exc} (is the NVIDIA driver mounted?)", err=True)
         raise typer.Exit(1) from exc
     try:
-        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host, port))
-        except OSError as exc:
-            typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror}", err=True)
-            raise typer.Exit(1) from exc
+        sock = bound_socket(host, port)
         bound = sock.getsockname()[1]
         typer.echo(f"gpu-agent for node {node} on http://{host}:{bound} (GET /v1/gpus, /v1/xids, /healthz)")
         sys.stdout.flush()

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import socket
 import sys
 from typing import Annotated
 
 import typer
 
-from bot.cli.app import app, configure_logging, deps, fail, settings
+from bot.cli.app import app, bound_socket, configure_logging, deps, fail, settings
 from bot.errors import BotError
 
 
@@ -32,13 +31,7 @@ def serve(
         built.db.check_current()
     except BotError as exc:
         fail(exc)
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        typer.echo(f"error: cannot listen on {host}:{port}: {exc.strerror}", err=True)
-        raise typer.Exit(1) from exc
+    sock = bound_socket(host, port)
     sock.listen(2048)  # connections queue from now on, before uvicorn starts accepting
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host

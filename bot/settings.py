@@ -100,7 +100,11 @@ class Settings(BaseSettings):
     runbooks_dir: Path | None = Field(default=None, description="Runbook folder replacing runbooks/")
     taxonomy_file: Path | None = Field(default=None, description="Taxonomy replacing the shipped one")
     attribution_rules_file: Path | None = Field(
-        default=None, description="Attribution rules replacing the shipped ones"
+        default=None, description="Attribution rule file or folder of *.yaml replacing the shipped ones"
+    )
+    attribution_model: str | None = Field(
+        default=None,
+        description="The learned attribution stage: unset for the shipped model, `off`, or an .npz path",
     )
 
     # Optional LLM review (any OpenAI-compatible server).
@@ -153,6 +157,7 @@ class Settings(BaseSettings):
         "runbooks_dir",
         "taxonomy_file",
         "attribution_rules_file",
+        "attribution_model",
         "openai_base_url",
         "openai_api_key",
         "openai_model",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -100,6 +101,15 @@ def test_serve_refuses_to_start_on_an_invalid_file(tmp_path: Path) -> None:
         timeout=60,
     )
     assert check.returncode == 0 and "1 services, 2 SLOs, 2 approvers" in check.stdout
+    assert "learned stage attribution_model.npz (threshold 0." in check.stdout
+    rules_only = subprocess.run(
+        [sys.executable, "-m", "bot", "config", "check", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "ATTRIBUTION_MODEL": "off"},
+    )
+    assert rules_only.returncode == 0 and "learned stage off" in rules_only.stdout
 
 
 def test_serve_refuses_to_start_on_a_broken_runbook_or_catalog(tmp_path: Path) -> None:

@@ -1,20 +1,28 @@
-"""Benchmark of the attribution engine: error lines per second on one core.
+"""Benchmark of attribution, both stages together: error lines per second on one core.
 
-The lines are the rules' own examples mixed with everyday lines that match nothing (access logs,
-engine metrics lines), so both the match path and the prefilter's reject path are timed.
+Three mixes, each timed over the same number of lines:
+- `corpus`: the real-wording corpus (every line distinct, most of them long; the lines no rule
+  matches go through the learned stage), the hardest case;
+- `storm`: what a storm looks like in a log index: a few dozen distinct problem lines repeated,
+  mixed with everyday lines that match nothing (access logs, engine metrics);
+- `examples`: the rules' own examples and the everyday lines (the match path and the reject path).
 
-    .venv/bin/python bench/attribution/run.py [--lines N] [--runs N]
+    .venv/bin/python bench/attribution/run.py [--lines N] [--runs N] [--no-model]
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import time
+from collections import Counter
+from pathlib import Path
 
-from bot.triage.attribution import Attributor
-from bot.triage.taxonomy import default_taxonomy
+from bot.triage.corpus import load_corpus
+from bot.triage.knowledge import Knowledge
 
+ROOT = Path(__file__).resolve().parents[2]
 NOISE = [
     'INFO:     10.42.0.7:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
     "INFO 06-01 09:57:00 [metrics.py:455] Avg prompt throughput: 1024.3 tokens/s, Avg generation "
@@ -25,26 +33,46 @@ NOISE = [
 ]
 
 
+def mixes(knowledge: Knowledge, n: int) -> dict[str, list[str]]:
+    rng = random.Random(7)
+    corpus = [r.line for r in load_corpus(ROOT / "tests" / "triage" / "corpus" / "real_lines.tsv")]
+    problems = rng.sample(corpus, 40)
+    storm = [rng.choice(problems) if rng.random() < 0.4 else rng.choice(NOISE) for _ in range(n)]
+    examples = [e for r in knowledge.attributor.rules for e in r.examples] + NOISE * 20
+    return {
+        "corpus": (corpus * (n // len(corpus) + 1))[:n],
+        "storm": storm,
+        "examples": (examples * (n // len(examples) + 1))[:n],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--lines", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-model", action="store_true", help="rules only (the learned stage off)")
     args = parser.parse_args()
-    attributor = Attributor.load(default_taxonomy())
-    sample = [e for r in attributor.rules for e in r.examples] + NOISE * 20
-    lines = (sample * (args.lines // len(sample) + 1))[: args.lines]
-    rates = []
-    for _ in range(args.runs):
-        started = time.perf_counter()
-        for line in lines:
-            attributor.attribute(line)
-        rates.append(len(lines) / (time.perf_counter() - started))
+    knowledge = Knowledge.load(model=None) if args.no_model else Knowledge.load()
+    attributor = knowledge.attributor
+    stages = "rules only" if args.no_model else "rules + learned stage"
     print(
-        f"attribution: {len(lines)} lines, {len(attributor.rules)} rules, median of {args.runs} runs: "
-        f"{statistics.median(rates):,.0f} lines/s (min {min(rates):,.0f}, max {max(rates):,.0f})"
+        f"attribution ({stages}): {len(attributor.rules)} rules, {args.lines} lines a run, median of {args.runs}"
     )
+    for name, lines in mixes(knowledge, args.lines).items():
+        rates = []
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            for line in lines:
+                attributor.attribute(line)
+            rates.append(len(lines) / (time.perf_counter() - started))
+        answered = Counter(attributor.attribute(line).stage for line in lines)
+        share = ", ".join(f"{stage} {count / len(lines):.0%}" for stage, count in answered.most_common())
+        print(
+            f"  {name:<9} {statistics.median(rates):>8,.0f} lines/s "
+            f"(min {min(rates):,.0f}, max {max(rates):,.0f}); answered by: {share}"
+        )
 
 
 if __name__ == "__main__":

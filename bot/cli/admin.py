@@ -39,9 +39,13 @@ def config_check(
         knowledge = Knowledge.from_settings(loaded)
     except BotError as exc:
         fail(exc)
+    model = knowledge.attributor.model
+    learned = (
+        f"learned stage {model.path.name} (threshold {model.threshold:.2f})" if model else "learned stage off"
+    )
     typer.echo(
         f"{target or '(embedded defaults)'}: ok, {len(config.services)} services, "
         f"{sum(len(s.slos) for s in config.services)} SLOs, {len(config.approvers)} approvers; "
         f"{len(knowledge.taxonomy.codes)} codes, {len(knowledge.attributor.rules)} attribution rules, "
-        f"{len(knowledge.catalog.signals)} signals, {len(knowledge.runbooks.runbooks)} runbooks"
+        f"{learned}, {len(knowledge.catalog.signals)} signals, {len(knowledge.runbooks.runbooks)} runbooks"
     )

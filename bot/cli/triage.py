@@ -80,21 +80,56 @@ def attribute(
         Path | None, typer.Argument(help="JSON Lines with `message` (or plain lines); default stdin.")
     ] = None,
     report: Annotated[
-        bool, typer.Option("--report", help="Then print the unattributed share and top signatures to stderr.")
+        bool,
+        typer.Option(
+            "--report",
+            help="Then print to stderr the share each stage answered and the unattributed lines grouped "
+            "into Drain templates, by count, flagging those above 5 a week.",
+        ),
+    ] = False,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Add `explain` to each object: the rule and pattern that matched, or the learned "
+            "stage's probability, threshold and nearest labelled lines.",
+        ),
     ] = False,
 ) -> None:
-    """Attribute each error line to a taxonomy code; one JSON object per input line."""
-    from bot.triage.attribution import attribute_lines, message_of
-    from bot.triage.coverage import unattributed_report
+    """Attribute each error line to a taxonomy code; one JSON object per input line.
+
+    Rules answer first (stage `rule`, or `explicit` when the line carries its own code); a line no
+    rule matches goes to the learned stage (stage `model`, with its `confidence`), which answers only
+    above its calibrated threshold; otherwise the code is UNATTRIBUTED (stage `none`).
+    """
+    from bot.triage.coverage import weekly_report
+    from bot.triage.explain import explain as explain_one
     from bot.triage.knowledge import Knowledge
+    from bot.triage.lines import message_of, time_of
 
     try:
         attributor = Knowledge.from_settings(settings()).attributor
     except BotError as exc:
         fail(exc)
-    lines = (file.read_text(encoding="utf-8") if file else sys.stdin.read()).splitlines()
-    for answer in attribute_lines(lines, attributor):
+    lines = [
+        line.strip() for line in (file.read_text(encoding="utf-8") if file else sys.stdin.read()).splitlines()
+    ]
+    lines = [line for line in lines if line]
+    for line in lines:
+        message = message_of(line)
+        got = attributor.attribute(message)
+        answer = got.as_dict()
+        if explain:
+            answer["explain"] = explain_one(attributor, message, got)
         typer.echo(json.dumps(answer))
     if report:
-        messages = [(message_of(line.strip()), 1) for line in lines if line.strip()]
-        typer.echo(unattributed_report(messages, attributor).render(), err=True)
+        records = [(message_of(line), time_of(line)) for line in lines]
+        model = attributor.model
+        hint = None
+        if model is not None:
+
+            def hint(text: str) -> str:
+                guess = model.best(text)
+                return f"{guess.code} (learned stage, p={guess.probability:.2f}; its threshold {model.threshold:.2f})"
+
+        typer.echo(weekly_report(records, attributor, hint).render(), err=True)

@@ -2,7 +2,7 @@
 
 "inference failed" says nothing about who should look; a layered code (INF_GPU_OOM, DEP_CACHE,
 BIZ_INPUT_TOO_LONG …) points at the dashboard and the team (seed 000). The taxonomy and the
-rules are data (rules/taxonomy.yaml, rules/attribution.yaml) that users extend, so both are
+rules are data (rules/taxonomy.yaml, rules/attribution/, one file per layer) that users extend, so both are
 validated at start-up with errors naming the file, the line and the field. Patterns are compiled
 once; attributing a line is a pass of precompiled regexes (thousands of lines per second).
 
@@ -14,10 +14,10 @@ how rules get added (the share must stay under 10% of error volume).
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.datafile import did_you_mean, read_yaml
 from bot.errors import ConfigError
-from bot.triage.prefilter import Check, required_literals
+from bot.triage.learned import LearnedModel
+from bot.triage.prefilter import Check, LiteralIndex, required_literals
 from bot.triage.taxonomy import UNATTRIBUTED, Priority, Taxonomy
 from tools.yamlpos import compose, describe, dotted, line_of
 
-DEFAULT_RULES = Path(__file__).with_name("rules") / "attribution.yaml"
+DEFAULT_RULES = Path(__file__).with_name("rules") / "attribution"  # one file per layer
 PRIORITY_ORDER: dict[str, int] = {"P1": 1, "P2": 2, "P3": 3}
 # Tracebacks put the exception last and banners first: scan both ends of a huge message, not all
 # of it, so that one pathological line cannot stall a batch.
@@ -82,13 +83,50 @@ class Rule:
     engines: tuple[str, ...]
     examples: tuple[str, ...]
 
-    def matches(self, text: str, folded: str | None = None) -> bool:
-        if self.any_of and not any(c.search(text, folded) for c in self.any_of):
+    @cached_property
+    def gate(self) -> frozenset[str] | None:
+        """Literals one of which every match of the whole rule contains (None: unknown), so that
+        a line without any of them skips the rule in one set test."""
+        if self.any_of:
+            if any(c.needs is None for c in self.any_of):
+                return None
+            return frozenset().union(*(c.needs for c in self.any_of if c.needs is not None))
+        return next((c.needs for c in self.all_of if c.needs is not None), None)
+
+    def matches(self, text: str, folded: str | None = None, found: frozenset[str] | None = None) -> bool:
+        if found is not None and self.gate is not None and self.gate.isdisjoint(found):
             return False
-        return all(c.search(text, folded) for c in self.all_of)
+        if self.any_of and not any(c.search(text, folded, found) for c in self.any_of):
+            return False
+        return all(c.search(text, folded, found) for c in self.all_of)
 
 
-def _compile_rules(path: Path, taxonomy: Taxonomy) -> list[Rule]:
+def rule_files(path: Path) -> list[Path]:
+    """The rule files of `path`: the file itself, or every `*.yaml` of a folder in name order."""
+    if not path.is_dir():
+        return [path]
+    files = sorted(path.glob("*.yaml"))
+    if not files:
+        raise ConfigError(f"{path}: no *.yaml attribution rule files in this folder")
+    return files
+
+
+def _compile_all(path: Path, taxonomy: Taxonomy) -> list[Rule]:
+    rules: list[Rule] = []
+    first: dict[str, Path] = {}
+    for file in rule_files(path):
+        compiled = _compile_rules(file, taxonomy, start=len(rules))
+        for rule in compiled:
+            if rule.id in first:
+                raise ConfigError(
+                    f"invalid attribution rules\n  {file}: rule {rule.id!r}: id is used in {first[rule.id]}"
+                )
+            first[rule.id] = file
+        rules.extend(compiled)
+    return rules
+
+
+def _compile_rules(path: Path, taxonomy: Taxonomy, start: int = 0) -> list[Rule]:
     text, data = read_yaml(path, "attribution rules")
     root = compose(text)
     try:
@@ -151,9 +189,10 @@ def _compile_rules(path: Path, taxonomy: Taxonomy) -> list[Rule]:
                 layer=layer.name,
                 priority=r.priority or layer.priority,
                 explicit_priority=r.priority is not None,
-                index=i,
+                index=start + i,
                 any_of=tuple(compiled.get("patterns", []) + compiled.get("any", [])),
-                all_of=tuple(compiled.get("all", [])),
+                # The cheap refusals first: a check with literals is ruled out by the index.
+                all_of=tuple(sorted(compiled.get("all", []), key=lambda c: c.needs is None)),
                 engines=tuple(r.engines),
                 examples=tuple(r.examples),
             )
@@ -176,6 +215,8 @@ class Attribution:
     rule: str | None
     also: tuple[str, ...] = ()
     priority: str | None = None  # paging priority: the rule's override, else its layer's
+    stage: str = "rule"  # which stage answered: explicit, rule, model, or none
+    confidence: float | None = None  # the model's probability, for stage "model"
 
     @property
     def attributed(self) -> bool:
@@ -188,27 +229,48 @@ class Attribution:
             "layer": self.layer,
             "category": self.category,
             "rule": self.rule,
+            "stage": self.stage,
         }
+        if self.confidence is not None:
+            out["confidence"] = round(self.confidence, 3)
         if self.also:
             out["also"] = list(self.also)
         return out
 
 
-NOT_ATTRIBUTED = Attribution(UNATTRIBUTED, None, None, None)
+NOT_ATTRIBUTED = Attribution(UNATTRIBUTED, None, None, None, stage="none")
 
 
 class Attributor:
     """Attributes error lines with the compiled rules of one taxonomy."""
 
-    def __init__(self, taxonomy: Taxonomy, rules: list[Rule]) -> None:
+    def __init__(self, taxonomy: Taxonomy, rules: list[Rule], model: LearnedModel | None = None) -> None:
         self.table = taxonomy
         self.rules: tuple[Rule, ...] = tuple(rules)
         self._ranked = tuple(sorted(rules, key=self._rank))
+        # Which rules a found literal makes possible: a line is only tried against those, plus
+        # the rules whose literals are unknown (positions in precedence order).
+        self._ungated = frozenset(n for n, r in enumerate(self._ranked) if r.gate is None)
+        self._by_literal: dict[str, frozenset[int]] = {}
+        for n, rule in enumerate(self._ranked):
+            for literal in rule.gate or ():
+                self._by_literal[literal] = self._by_literal.get(literal, frozenset()) | {n}
+        self._index = LiteralIndex(c for r in rules for c in (*r.any_of, *r.all_of))
+        self.model = model
+        if model is not None:
+            unknown = sorted(set(model.classes) - set(taxonomy.codes) - {UNATTRIBUTED})
+            if unknown:
+                raise ConfigError(
+                    f"{model.path}: the model answers {', '.join(unknown)}, which the taxonomy does not "
+                    "declare: retrain it (python -m bot.triage.training) or set ATTRIBUTION_MODEL=off"
+                )
 
     @classmethod
-    def load(cls, taxonomy: Taxonomy, rules: Path = DEFAULT_RULES) -> Attributor:
-        """Read, validate and compile the rules of `taxonomy`; ConfigError names file, line and field."""
-        return cls(taxonomy, _compile_rules(rules, taxonomy))
+    def load(cls, taxonomy: Taxonomy, rules: Path = DEFAULT_RULES, model: Path | None = None) -> Attributor:
+        """Read, validate and compile a rule file or folder (and the learned stage's file, if
+        any); ConfigError names file, line and field."""
+        learned = LearnedModel.load(model) if model is not None else None
+        return cls(taxonomy, _compile_all(rules, taxonomy), learned)
 
     def _rank(self, rule: Rule) -> tuple[int, int, int]:
         return (self.table.layers[rule.layer].rank, PRIORITY_ORDER[rule.priority], rule.index)
@@ -233,19 +295,43 @@ class Attributor:
             )
             codes.append(explicit)
         folded = text.lower() if text.isascii() else None
-        for rule in self._ranked:  # already in precedence order: the first match is the best rule
-            if rule.code in codes or not rule.matches(text, folded):
+        found = self._index.found(folded) if folded is not None else None
+        for rule in self._candidates(found):  # in precedence order: the first match is the best rule
+            if rule.code in codes or not rule.matches(text, folded, found):
                 continue
             rank = self._rank(rule)
             if winner is None or rank < winner[0]:
                 winner = (rank, rule.code, rule.id, rule.priority)
             codes.append(rule.code)
         if winner is None:
-            return NOT_ATTRIBUTED
+            return self._learned(text)
         _, code, rule_id, priority = winner
         info = self.table.info(code)
         also = tuple(c for c in codes if c != code)
-        return Attribution(code, info.layer, info.category, rule_id, also, priority)
+        stage = "explicit" if rule_id == EXPLICIT_RULE else "rule"
+        return Attribution(code, info.layer, info.category, rule_id, also, priority, stage)
+
+    def _candidates(self, found: frozenset[str] | None) -> Iterable[Rule]:
+        """The rules that can match a line holding the literals `found` (all of them if unknown)."""
+        if found is None:
+            return self._ranked
+        positions = set(self._ungated)
+        for literal in found:
+            positions |= self._by_literal.get(literal, frozenset())
+        return [self._ranked[n] for n in sorted(positions)]
+
+    def _learned(self, text: str) -> Attribution:
+        """The second stage, for a line no rule matched: the model's code when it is confident."""
+        if self.model is None:
+            return NOT_ATTRIBUTED
+        guess = self.model.guess(text)
+        if not guess.confident or guess.code == UNATTRIBUTED:
+            return NOT_ATTRIBUTED
+        info = self.table.info(guess.code)
+        layer = self.table.layer_of(guess.code)
+        return Attribution(
+            guess.code, info.layer, info.category, None, (), layer.priority, "model", guess.probability
+        )
 
     def _explicit(self, text: str) -> str | None:
         for m in _EXPLICIT.finditer(text):
@@ -265,40 +351,6 @@ class Attributor:
             for example in rule.examples
             if not rule.matches(example)
         ]
-
-
-def message_of(line: str) -> str:
-    """The text to attribute in one input line: a JSON object's message fields, else the line."""
-    if not line.startswith("{"):
-        return line
-    try:
-        obj: Any = json.loads(line)
-    except ValueError:
-        return line
-    if not isinstance(obj, dict):
-        return line
-    nested = obj.get("error")
-    error: dict[str, Any] = nested if isinstance(nested, dict) else {}
-    parts: list[str] = []
-    for value in (
-        obj.get("message", obj.get("msg", obj.get("log"))),
-        obj.get("error.type", error.get("type")),
-        obj.get("error.message", error.get("message")),
-    ):
-        if isinstance(value, str) and value.strip() and value not in parts:
-            parts.append(value)
-    code = obj.get("error.code", error.get("code"))
-    if isinstance(code, str) and code:
-        parts.append(f"error.code={code}")
-    return " | ".join(parts) if parts else line
-
-
-def attribute_lines(lines: Iterable[str], attributor: Attributor) -> Iterator[dict[str, object]]:
-    """One attribution object per non-blank input line (JSON Lines with `message`, or plain text)."""
-    for raw in lines:
-        line = raw.strip()
-        if line:
-            yield attributor.attribute(message_of(line)).as_dict()
 
 
 def _raw_rule_id(raw: Any, loc: tuple[Any, ...]) -> str | None:

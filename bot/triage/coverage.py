@@ -7,8 +7,9 @@ unattributed messages by signature (their variable parts replaced) so the most f
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 COVERAGE_TARGET = 0.10  # seed 000: unattributed errors must stay under 10% of error volume
@@ -112,3 +113,123 @@ def unattributed_report(
         unattributed=unattributed,
         top=tuple(Signature(sig, int(count), str(example)) for sig, (count, example) in ranked),
     )
+
+
+# ------------------------------------------------------------------------------ the weekly report
+
+WEEK = timedelta(days=7)
+FLAG_PER_WEEK = 5.0  # seed 000's loop: a template seen more than this a week deserves a rule
+
+
+class _Staged(Protocol):
+    @property
+    def attributed(self) -> bool: ...
+    @property
+    def stage(self) -> str: ...
+
+
+class AttributesStaged(Protocol):
+    def attribute(self, message: str) -> _Staged: ...
+
+
+@dataclass(frozen=True)
+class Template:
+    """One Drain template of unattributed lines: how often, how often a week, one real line."""
+
+    template: str
+    count: int
+    per_week: float
+    example: str
+    hint: str | None = None  # the learned stage's best code for the example, below its threshold
+
+    @property
+    def flagged(self) -> bool:
+        return self.per_week > FLAG_PER_WEEK
+
+
+@dataclass(frozen=True)
+class WeeklyReport:
+    """What `attribute --report` prints: the share each stage answered and what to write next."""
+
+    total: int  # error lines: attributed, or saying that something failed
+    by_stage: dict[str, int]
+    span: timedelta | None  # from the lines' own timestamps; None: the input counts as one week
+    templates: tuple[Template, ...]
+    not_errors: int = 0  # lines no stage attributed that report no failure (INFO, 200 OK): left out
+
+    @property
+    def unattributed(self) -> int:
+        return self.by_stage.get("none", 0)
+
+    def render(self, top: int = 20) -> str:
+        share = self.unattributed / self.total if self.total else 0.0
+        stages = ", ".join(f"{name} {n}" for name, n in sorted(self.by_stage.items(), key=lambda kv: -kv[1]))
+        span = (
+            f"the lines span {self.span.total_seconds() / 86400:.1f} days (rates scaled to a week)"
+            if self.span is not None
+            else "no timestamps: the input is counted as one week"
+        )
+        out = [
+            f"unattributed: {self.unattributed}/{self.total} ({share:.1%}, target < {COVERAGE_TARGET:.0%})",
+            f"answered by stage: {stages or 'nothing'}",
+            f"left out: {self.not_errors} lines that report no failure (INFO lines, 200 OK …)",
+            span,
+            f"{len(self.templates)} templates of unattributed lines; "
+            f"⚑ = more than {FLAG_PER_WEEK:g} a week, write a rule",
+            "",
+            f"{'count':>7} {'/week':>7}    template",
+        ]
+        for t in self.templates[:top]:
+            flag = "⚑" if t.flagged else " "
+            out.append(f"{t.count:>7} {t.per_week:>7.1f} {flag}  {t.template}")
+            out.append(f"{'':>18}e.g. {t.example[:200]}")
+            if t.hint:
+                out.append(f"{'':>18}closest code: {t.hint}")
+        if len(self.templates) > top:
+            out.append(f"… and {len(self.templates) - top} more templates")
+        return "\n".join(out)
+
+
+def weekly_report(
+    lines: Iterable[tuple[str, datetime | None]],
+    attributor: AttributesStaged,
+    hint: Callable[[str], str] | None = None,
+) -> WeeklyReport:
+    """Attribute (message, time) pairs, then group the unattributed error lines into Drain
+    templates, most frequent first; rates are per week of the lines' own time span (at least one
+    day). A line no stage attributed and that reports no failure is not an error line: it is
+    counted apart, so that feeding a whole log does not inflate the unattributed share. `hint`
+    gives each template's example the closest code (the learned stage's guess below its
+    threshold), a start for the rule to write."""
+    from bot.triage.learned import says_failure
+    from tools.logs.mining import new_miner, shape
+
+    miner = new_miner()
+    total = not_errors = 0
+    by_stage: dict[str, int] = {}
+    clusters: dict[int, list[Any]] = {}  # cluster id -> [count, example]
+    times: list[datetime] = []
+    for message, at in lines:
+        if at is not None:
+            times.append(at)
+        stage = attributor.attribute(message).stage
+        if stage == "none" and not says_failure(message):
+            not_errors += 1
+            continue
+        total += 1
+        by_stage[stage] = by_stage.get(stage, 0) + 1
+        if stage != "none":
+            continue
+        cluster = miner.add_log_message(shape(message))["cluster_id"]
+        clusters.setdefault(cluster, [0, message])[0] += 1
+    span = max(times) - min(times) if len(times) >= 2 else None
+    scale = WEEK / max(span, timedelta(days=1)) if span is not None else 1.0
+    names = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
+    templates = sorted(
+        (
+            Template(names[c], n, n * scale, example, hint(example) if hint else None)
+            for c, (n, example) in clusters.items()
+        ),
+        key=lambda t: (-t.count, t.template),
+    )
+    return WeeklyReport(total, by_stage, span, tuple(templates), not_errors)

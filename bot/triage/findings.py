@@ -64,6 +64,9 @@ class Attributed(Protocol):
     @property
     def attributed(self) -> bool: ...
 
+    @property
+    def confidence(self) -> float | None: ...
+
 
 class Attributes(Protocol):
     def attribute(self, message: str) -> Attributed: ...
@@ -138,10 +141,10 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
         finding = Finding(
             code=got.code,
             onset=sig.onset,
-            strength=float(sig.labels.get("share", "0")) or 0.05,
+            strength=(float(sig.labels.get("share", "0")) or 0.05) * _belief(got),
             evidence=[sig.id],
             source=Source.ELASTICSEARCH,
-            note=f"“{sig.labels.get('sample', '')[:140]}”",
+            note=f"“{sig.labels.get('sample', '')[:140]}”{_learned_note(got)}",
             symptom=bool(SYMPTOM_LINE.search(text)),
             rules={got.rule} if got.rule else set(),
         )
@@ -152,6 +155,15 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
             finding.add_target(NODE_FAULT, *nodes)
         out.append(finding)
     return out
+
+
+def _belief(got: Attributed) -> float:
+    """A rule's code is taken at its word; the learned stage's only as far as its probability."""
+    return got.confidence if got.confidence is not None else 1.0
+
+
+def _learned_note(got: Attributed) -> str:
+    return f" (code by the learned stage, p={got.confidence:.2f})" if got.confidence is not None else ""
 
 
 def signature_text(sig: Evidence) -> str:
@@ -175,10 +187,10 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
         finding = Finding(
             code=got.code,
             onset=event.onset,
-            strength=0.3,
+            strength=0.3 * _belief(got),
             evidence=[event.id],
             source=Source.KUBERNETES,
-            note=f"event {text[:140]}",
+            note=f"event {text[:140]}{_learned_note(got)}",
             # A series already running before the incident did not start it.
             symptom=event.labels.get("reason", "") in SYMPTOM_REASONS or "recurring_since" in event.labels,
         )
@@ -192,7 +204,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
             finding = Finding(
                 code=got.code,
                 onset=pod.onset,
-                strength=0.3,
+                strength=0.3 * _belief(got),
                 evidence=[pod.id],
                 source=Source.KUBERNETES,
                 note=pod.summary,

@@ -15,6 +15,7 @@ from bot.settings import Settings
 from bot.triage.attribution import DEFAULT_RULES, Attributor
 from bot.triage.classify import DECISION_CODES
 from bot.triage.findings import FINDING_CODES
+from bot.triage.learned import DEFAULT_MODEL
 from bot.triage.runbooks import DEFAULT_DIR, RunbookCatalog
 from bot.triage.taxonomy import DEFAULT_TAXONOMY, Taxonomy, load_taxonomy
 from tools.signals import DEFAULT_CATALOG, Catalog, load_catalog
@@ -38,6 +39,7 @@ class Knowledge:
         rules: Path = DEFAULT_RULES,
         signals: Path = DEFAULT_CATALOG,
         runbooks: Path = DEFAULT_DIR,
+        model: Path | None = DEFAULT_MODEL,
     ) -> Knowledge:
         """Read and cross-check every file; ConfigError names the file, the line and the field."""
         table = load_taxonomy(taxonomy)
@@ -52,7 +54,7 @@ class Knowledge:
             raise ConfigError(exc.message) from exc
         return cls(
             taxonomy=table,
-            attributor=Attributor.load(table, rules),
+            attributor=Attributor.load(table, rules, model),
             catalog=catalog,
             runbooks=RunbookCatalog.load(runbooks, table),
         )
@@ -65,4 +67,14 @@ class Knowledge:
             rules=settings.attribution_rules_file or DEFAULT_RULES,
             signals=settings.signals_file or DEFAULT_CATALOG,
             runbooks=settings.runbooks_dir or DEFAULT_DIR,
+            model=model_path(settings.attribution_model),
         )
+
+
+def model_path(setting: str | None) -> Path | None:
+    """ATTRIBUTION_MODEL: unset or `shipped` → the shipped model, `off` → rules only, else a file."""
+    if setting is None or setting.strip().lower() in ("", "shipped"):
+        return DEFAULT_MODEL
+    if setting.strip().lower() == "off":
+        return None
+    return Path(setting)

@@ -30,7 +30,7 @@ SLACK = timedelta(minutes=1)
 # Infrastructure codes a changed model explains (a checkpoint with another vocabulary trips a
 # device-side assert); every other infrastructure fault stands on its own.
 EXPLAINED_BY_MODEL = frozenset({"INF_CUDA_ERROR"})
-# The attribution rule of "weight files not found" lines (rules/attribution.yaml).
+# The attribution rule of "weight files not found" lines (rules/attribution/).
 FILES_MISSING_RULES = frozenset({"model-files-absent"})
 ARTIFACT_CHANGES = frozenset({Change.ARTIFACT, Change.REVISION})
 

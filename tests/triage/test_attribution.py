@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ConfigError
-from bot.triage.attribution import DEFAULT_RULES, Attributor, attribute_lines
+from bot.triage.attribution import DEFAULT_RULES, Attributor, rule_files
 from bot.triage.coverage import signature, unattributed_report
+from bot.triage.lines import attribute_lines
 from bot.triage.prefilter import required_literals
 from bot.triage.taxonomy import DEFAULT_TAXONOMY, UNATTRIBUTED, Taxonomy, default_taxonomy, load_taxonomy
 from tools.xid import XIDS, application_fault
@@ -421,7 +422,7 @@ aliases:
 
 
 def test_shipped_files_are_the_defaults() -> None:
-    assert DEFAULT_RULES.name == "attribution.yaml" and DEFAULT_RULES.is_file()
+    assert DEFAULT_RULES.name == "attribution" and len(rule_files(DEFAULT_RULES)) == 6
     assert DEFAULT_TAXONOMY.name == "taxonomy.yaml" and DEFAULT_TAXONOMY.is_file()
 
 
@@ -461,8 +462,14 @@ def test_attribute_lines_reads_json_lines_and_plain_lines_in_order(attributor: A
         UNATTRIBUTED,
         "INF_GPU_OOM",
     ]
-    assert out[0] == {"code": "INF_GPU_OOM", "layer": "INF", "category": "infrastructure", "rule": "gpu-oom"}
-    assert out[5] == {"code": UNATTRIBUTED, "layer": None, "category": None, "rule": None}
+    assert out[0] == {
+        "code": "INF_GPU_OOM",
+        "layer": "INF",
+        "category": "infrastructure",
+        "rule": "gpu-oom",
+        "stage": "rule",
+    }
+    assert out[5] == {"code": UNATTRIBUTED, "layer": None, "category": None, "rule": None, "stage": "none"}
     assert out[-1]["also"] == ["BIZ_INPUT_TOO_LONG"]
     assert all(json.loads(json.dumps(o)) == o for o in out)
 
@@ -527,3 +534,50 @@ def test_kernel_xid_lines_follow_nvidias_catalogue(xid: int, attributor: Attribu
     ):
         expected = "INF_CUDA_ERROR" if application_fault(xid) else "INF_GPU_XID"
         assert attributor.attribute(line).code == expected, line
+
+
+def test_the_literal_index_never_changes_an_answer(attributor: Attributor) -> None:
+    """The automaton and the per-rule gates only skip work: every line gets the codes that trying
+    every regex of every rule gives."""
+    real = Path(__file__).with_name("corpus") / "real_lines.tsv"
+    lines = [line for _, _, line in ROWS] + [
+        row.split("\t")[4] for row in real.read_text(encoding="utf-8").splitlines() if row and row[0] != "#"
+    ]
+    for line in lines:
+        brute = {
+            r.code
+            for r in attributor.rules
+            if (not r.any_of or any(c.rx.search(line) for c in r.any_of))
+            and all(c.rx.search(line) for c in r.all_of)
+        }
+        got = attributor.attribute(line)
+        if got.rule == "explicit-code":
+            continue
+        assert {got.code, *got.also} - {UNATTRIBUTED} == brute, line
+
+
+def test_weekly_report_groups_unattributed_lines_into_templates_per_week(attributor: Attributor) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from bot.triage.coverage import weekly_report
+
+    start = datetime(2026, 6, 1, tzinfo=UTC)
+    lines = [
+        (f"frobnicator {n} failed to sprocket 0x{n:04x} on shard-{n}", start + timedelta(minutes=30 * n))
+        for n in range(28)
+    ]
+    lines += [("gizmo quux rejected", start), ("torch.OutOfMemoryError: CUDA out of memory.", start)]
+    lines += [('INFO:     10.0.0.1:1 - "GET /health HTTP/1.1" 200 OK', start)]  # not an error line
+    report = weekly_report(lines, attributor, hint=lambda example: f"hint for {example[:5]}")
+    assert report.total == 30 and report.by_stage == {"none": 29, "rule": 1} and report.not_errors == 1
+    assert report.span == timedelta(hours=13, minutes=30)  # under a day: counted as one day
+    first, second = report.templates
+    assert first.count == 28 and first.per_week == pytest.approx(28 * 7) and first.flagged
+    assert "frobnicator" in first.template and first.example == lines[0][0] and first.hint == "hint for frobn"
+    assert second.count == 1 and second.flagged  # 1 a day is 7 a week
+    untimed = weekly_report([(m, None) for m, _ in lines], attributor)
+    assert untimed.span is None and untimed.templates[1].per_week == 1 and not untimed.templates[1].flagged
+    text = untimed.render()
+    assert "no timestamps: the input is counted as one week" in text and "⚑" in text
+    assert "left out: 1 lines that report no failure" in text and "closest code" not in text
+    assert "closest code: hint for frobn" in report.render()

@@ -86,7 +86,7 @@ def mine(answer: dict[str, Any], fields: Fields, total: int, size: int) -> list[
     lines = list(_sampled(answer, fields, total))
     if not lines:
         return []
-    miner = TemplateMiner(config=_config())
+    miner = new_miner()
     ids = [miner.add_log_message(shape(line.message))["cluster_id"] for line in lines]
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
     groups: dict[int, _Group] = {}
@@ -149,6 +149,11 @@ def _signature(template: str, group: _Group, fields: Fields, note: str, exact: b
 
 def _distinct(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(v for v in values if v))[:10]
+
+
+def new_miner() -> Any:
+    """A Drain miner with this project's masks (ids, addresses, hex and numbers), in memory."""
+    return TemplateMiner(config=_config())
 
 
 def _config() -> Any:

@@ -1,0 +1,140 @@
+"""Labelled error lines, and how well an attributor does on them.
+
+The real-wording corpus (tests/triage/corpus/real_lines.tsv) is what the rules are written from
+(its train split), what the learned stage is trained on (train and dev) and what the figures in the
+README are measured on (its test split, never read while writing rules). Scoring counts what a
+responder feels: the right code, no code at all, and the worst case, a code of another layer that
+sends the page to the wrong team.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from bot.errors import ConfigError
+from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
+
+SPLITS = ("train", "dev", "test")
+COLUMNS = ("split", "code", "source", "family", "line", "note")
+
+
+@dataclass(frozen=True)
+class LabelledLine:
+    """One error line and the code of the root cause its thread states."""
+
+    split: str
+    code: str
+    source: str  # owner/repo#N
+    family: str  # what emitted it: vllm, nccl, kubelet, openai-client …
+    line: str
+    note: str = ""
+
+
+def load_corpus(path: Path) -> list[LabelledLine]:
+    """The rows of a corpus TSV (# comments skipped); ConfigError names the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the corpus: {exc.strerror or exc}") from exc
+    out: list[LabelledLine] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        cells = raw.split("\t")
+        if len(cells) != len(COLUMNS):
+            raise ConfigError(
+                f"{path}:{n}: expected {len(COLUMNS)} tab-separated columns "
+                f"({', '.join(COLUMNS)}), found {len(cells)}"
+            )
+        split, code, source, family, line, note = cells
+        if split not in SPLITS:
+            raise ConfigError(f"{path}:{n}: split: {split!r} is not one of {', '.join(SPLITS)}")
+        out.append(LabelledLine(split, code, source, family, line, note))
+    return out
+
+
+class _Answer(Protocol):
+    @property
+    def code(self) -> str: ...
+    @property
+    def stage(self) -> str: ...
+
+
+@dataclass
+class Tally:
+    """Counts of one slice of the corpus."""
+
+    total: int = 0
+    right: int = 0
+    unattributed: int = 0
+    wrong_layer: int = 0
+
+    def add(self, right: bool, unattributed: bool, wrong_layer: bool) -> None:
+        self.total += 1
+        self.right += right
+        self.unattributed += unattributed
+        self.wrong_layer += wrong_layer
+
+    def share(self, count: int) -> float:
+        return count / self.total if self.total else 0.0
+
+    def row(self, name: str) -> str:
+        return (
+            f"| {name} | {self.total} | {self.share(self.right):.1%} | "
+            f"{self.share(self.unattributed):.1%} | {self.share(self.wrong_layer):.1%} |"
+        )
+
+
+@dataclass
+class CorpusScore:
+    """The figures of one corpus slice: overall, by the stage that answered and by source family."""
+
+    overall: Tally = field(default_factory=Tally)
+    by_stage: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    by_family: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    misses: list[tuple[LabelledLine, str]] = field(default_factory=list)
+
+    def render(self, title: str) -> str:
+        head = "| {} | lines | code right | unattributed | wrong layer |\n|---|---|---|---|---|"
+        stages = sorted(self.by_stage.items(), key=lambda kv: -kv[1].total)
+        families = sorted(self.by_family.items(), key=lambda kv: (-kv[1].total, kv[0]))
+        return "\n".join(
+            [
+                f"### {title}",
+                "",
+                head.format("slice"),
+                self.overall.row("all"),
+                *(t.row(f"stage: {name}") for name, t in stages),
+                "",
+                head.format("source family"),
+                *(t.row(name) for name, t in families),
+            ]
+        )
+
+
+def score(
+    lines: Iterable[LabelledLine], attribute: Callable[[str], _Answer], taxonomy: Taxonomy
+) -> CorpusScore:
+    """Attribute every line and count right / unattributed / wrong layer, per stage and family."""
+    out = CorpusScore()
+    for item in lines:
+        got = attribute(item.line)
+        expected = taxonomy.resolve(item.code)
+        answered = got.code != UNATTRIBUTED
+        right = got.code == expected
+        wrong_layer = (
+            answered
+            and expected != UNATTRIBUTED
+            and taxonomy.layer_of(got.code).name != taxonomy.layer_of(expected).name
+        ) or (answered and expected == UNATTRIBUTED)
+        flags = (right, not answered and expected != UNATTRIBUTED, wrong_layer)
+        out.overall.add(*flags)
+        out.by_stage[got.stage].add(*flags)
+        out.by_family[item.family].add(*flags)
+        if not right:
+            out.misses.append((item, got.code))
+    return out

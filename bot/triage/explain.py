@@ -1,0 +1,41 @@
+"""Why a line got its code: the rule and the pattern that matched, or the model's nearest lines.
+
+A responder believes a code they can check. For a rule that is the pattern and the rule's own
+examples; for the learned stage it is its probability against the threshold and the labelled lines
+it resembles most, which is also what a reviewer reads when a model answer looks wrong.
+"""
+
+from __future__ import annotations
+
+from bot.triage.attribution import Attribution, Attributor
+from bot.triage.learned import says_failure
+
+NEAREST = 3
+
+
+def explain(attributor: Attributor, message: str, got: Attribution) -> dict[str, object]:
+    """The `explain` object of one answer (what `attribute --explain` adds to each line)."""
+    out: dict[str, object] = {"stage": got.stage}
+    if got.stage == "rule" and got.rule is not None:
+        rule = next(r for r in attributor.rules if r.id == got.rule)
+        folded = message.lower() if message.isascii() else None
+        matched = [c.rx.pattern for c in (*rule.any_of, *rule.all_of) if c.search(message, folded)]
+        out.update(rule=rule.id, engines=list(rule.engines), patterns=matched, example=rule.examples[0])
+    elif got.stage == "explicit":
+        out["reason"] = "the line carries its own error code"
+    model = attributor.model
+    if model is not None and got.stage in ("model", "none"):
+        guess = model.best(message)
+        out.update(
+            model_code=guess.code,
+            probability=round(guess.probability, 3),
+            threshold=model.threshold,
+            failure_words=says_failure(message),
+            nearest=[
+                {"similarity": n.similarity, "code": n.code, "source": n.source, "line": n.line}
+                for n in model.nearest(message, NEAREST)
+            ],
+        )
+    elif model is None and got.stage == "none":
+        out["reason"] = "no rule matched and the learned stage is off"
+    return out

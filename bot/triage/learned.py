@@ -1,0 +1,352 @@
+"""The learned second stage of attribution: a line no rule matches, scored by a linear model.
+
+Rules are exact and explainable but only know the wordings someone wrote down; real lines from other
+engines, versions and log shippers say the same failures in other words. A logistic regression over
+character n-grams and words, trained at build time on the labelled corpus (bot/triage/training.py)
+and shipped as arrays (rules/attribution_model.npz), gives those lines a code, but only when its
+probability clears a threshold calibrated out of fold on lines the rules miss, so that it answers
+only where it has been right. Scoring is numpy only: no scikit-learn at run time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import ahocorasick
+import numpy as np
+import numpy.typing as npt
+
+from bot.errors import ConfigError
+from bot.triage.taxonomy import UNATTRIBUTED
+
+DEFAULT_MODEL = Path(__file__).with_name("rules") / "attribution_model.npz"
+FORMAT = 1
+MAX_CHARS = 512  # the head of a line says what failed; the model need not read a whole traceback
+MAX_WORD = 40  # a base64 blob or a path is one "word": its n-grams say nothing
+
+# The model is asked only about lines that say something went wrong. A line without one of these
+# words (an INFO line, a notice that request fields were ignored) is not an error line, whatever
+# error lines it resembles. Short words count only as whole words ("inf" is not "info"). One
+# Aho-Corasick pass finds them (a regex alternation of ~90 words costs ~0.1 ms a line).
+FAILURE_WORDS = (
+    "err",
+    "exception",
+    "fail",
+    "fatal",
+    "refused",
+    "denied",
+    "timed out",
+    "time out",
+    "timeout",
+    "unavailable",
+    "invalid",
+    "cannot",
+    "can't",
+    "could not",
+    "couldn't",
+    "unable",
+    "not found",
+    "no such",
+    "does not exist",
+    "doesn't exist",
+    "exceed",
+    "killed",
+    "panic",
+    "abort",
+    "crash",
+    "out of memory",
+    "traceback",
+    "died",
+    "reset",
+    "too many",
+    "limit",
+    "unauthori",
+    "forbidden",
+    "overload",
+    "not ready",
+    "notready",
+    "backoff",
+    "back-off",
+    "evict",
+    "insufficient",
+    "unsupported",
+    "not supported",
+    "mismatch",
+    "missing",
+    "unexpected",
+    "illegal",
+    "corrupt",
+    "expired",
+    "quota",
+    "unknown",
+    "must be",
+    "required",
+    "rejected",
+    "throttl",
+    "unreachable",
+    "disconnect",
+    "broken",
+    "interrupted",
+    "segmentation",
+    "core dumped",
+    "assert",
+    "not healthy",
+    "unhealthy",
+    "restricted",
+    "low on resource",
+    "pressure",
+    "not enough",
+    "not compatible",
+    "preempt",
+    "truncat",
+    "only supported",
+    "does not match",
+    "slowdown",
+    "slow down",
+    "bad request",
+    "unprocessable",
+    "bad gateway",
+    "gateway time",
+    "internal server",
+    "status code 4",
+    "status code 5",
+    "http 4",
+    "http 5",
+    '" 4',
+    '" 5',
+)
+WHOLE_WORDS = ("oom", "nan", "inf", "dead", "xid")
+
+
+class _FailureGate:
+    def __init__(self) -> None:
+        self._automaton: Any = ahocorasick.Automaton()
+        for word in FAILURE_WORDS:
+            self._automaton.add_word(word, (False, len(word)))
+        for word in WHOLE_WORDS:
+            self._automaton.add_word(word, (True, len(word)))
+        self._automaton.make_automaton()
+
+    def __call__(self, text: str) -> bool:
+        folded = text.lower()
+        for end, (whole, size) in self._automaton.iter(folded):
+            if not whole:
+                return True
+            start = end - size + 1
+            before = folded[start - 1] if start else " "
+            after = folded[end + 1] if end + 1 < len(folded) else " "
+            if not (before.isalnum() or after.isalnum()):
+                return True
+        return False
+
+
+says_failure = _FailureGate()
+"""Whether a line says something failed (FAILURE_WORDS, or one of WHOLE_WORDS as a word)."""
+
+_HEX = re.compile(r"\b0x[0-9a-f]+\b|\b[0-9a-f]{8,}\b")
+_DIGITS = re.compile(r"\d+")
+_WORD = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _prepare(text: str) -> tuple[str, str]:
+    """The folded line (numbers and hex ids folded: a port or a byte count is not a cause) and its
+    words, each cut to MAX_WORD, joined by one space and padded with one."""
+    folded = _DIGITS.sub("0", _HEX.sub("#", text[:MAX_CHARS].lower()))
+    return folded, " " + " ".join(chunk[:MAX_WORD] for chunk in folded.split()) + " "
+
+
+def features(text: str) -> list[str]:
+    """The tokens of a line: words ("w …"), word pairs ("b … …"), and the 3 to 5 character n-grams
+    of each word with its bounding spaces (the n-grams of the padded text with no space inside
+    them, so that no n-gram can be mistaken for a word token, which has one).
+
+    Training learns these strings; scoring looks the same tokens up faster (LearnedModel._ids),
+    and a test checks the two agree on every corpus line.
+    """
+    folded, padded = _prepare(text)
+    words = _WORD.findall(folded)
+    out = [f"w {w}" for w in words]
+    out += [f"b {a} {b}" for a, b in itertools.pairwise(words)]
+    for n in NGRAMS:
+        out += [g for i in range(len(padded) - n + 1) if " " not in (g := padded[i : i + n])[1:-1]]
+    return out
+
+
+# Character n-grams are looked up by a 64-bit polynomial hash computed with numpy over the whole
+# line at once, instead of one Python string per n-gram.
+NGRAMS = (3, 4, 5)
+_BASE = 1_000_003
+_SALT = {3: 0x9E3779B97F4A7C15, 4: 0xC2B2AE3D27D4EB4F, 5: 0x165667B19E3779F9}
+_MASK = (1 << 64) - 1
+
+
+def gram_hash(gram: str) -> int:
+    """The hash `_gram_hashes` gives this n-gram (for the vocabulary, once at load)."""
+    h = 0
+    for k, ch in enumerate(gram):
+        h = (h + ord(ch) * pow(_BASE, k, 1 << 64)) & _MASK
+    return h ^ _SALT[len(gram)]
+
+
+def _gram_hashes(padded: str) -> npt.NDArray[np.uint64]:
+    """The hashes of every n-gram of `padded` that has no space inside it."""
+    codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    space = codes == ord(" ")
+    parts = []
+    h = np.zeros(0, dtype=np.uint64)
+    inner = np.zeros(0, dtype=bool)
+    for n in NGRAMS:
+        m = len(codes) - n + 1
+        if m <= 0:
+            break
+        if n == NGRAMS[0]:
+            h = np.zeros(m, dtype=np.uint64)
+            for k in range(n):
+                h = h + codes[k : k + m] * np.uint64(pow(_BASE, k, 1 << 64))
+            inner = np.zeros(m, dtype=bool)
+            for k in range(1, n - 1):
+                inner = inner | space[k : k + m]
+        else:
+            h = h[:m] + codes[n - 1 : n - 1 + m] * np.uint64(pow(_BASE, n - 1, 1 << 64))
+            inner = inner[:m] | space[n - 2 : n - 2 + m]
+        parts.append((h ^ np.uint64(_SALT[n]))[~inner])
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+@dataclass(frozen=True)
+class Guess:
+    """The model's best code for one line, its probability, and whether it clears the threshold."""
+
+    code: str
+    probability: float
+    confident: bool
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A labelled training line close to the one being explained."""
+
+    similarity: float
+    code: str
+    source: str
+    line: str
+
+
+class LearnedModel:
+    """A multinomial logistic regression over tf-idf features, read from an .npz of plain arrays."""
+
+    def __init__(self, path: Path, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
+        self.path = path
+        self.classes: list[str] = [str(c) for c in arrays["classes"]]
+        self.vocabulary: dict[str, int] = {str(f): i for i, f in enumerate(arrays["vocabulary"])}
+        self.idf = arrays["idf"].astype(np.float32)
+        self.coef = arrays["coef"].astype(np.float32)  # features x classes
+        self.intercept = arrays["intercept"].astype(np.float32)
+        self.threshold = float(arrays["threshold"])
+        self.lines: list[str] = [str(s) for s in arrays["lines"]]
+        self.line_codes: list[str] = [str(s) for s in arrays["line_codes"]]
+        self.line_sources: list[str] = [str(s) for s in arrays["line_sources"]]
+        self.summary = str(arrays["summary"])
+        grams = [(gram_hash(f), j) for f, j in self.vocabulary.items() if not f.startswith(("w ", "b "))]
+        grams.sort()
+        self._gram_keys = np.array([h for h, _ in grams], dtype=np.uint64)
+        self._gram_cols = np.array([j for _, j in grams], dtype=np.intp)
+
+    @classmethod
+    def load(cls, path: Path = DEFAULT_MODEL) -> LearnedModel:
+        """Read and check the arrays; ConfigError names the file and what is wrong."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{path}: cannot read the attribution model: {exc}") from exc
+        needed = ("format", "classes", "vocabulary", "idf", "coef", "intercept", "threshold")
+        missing = [n for n in needed if n not in arrays]
+        if missing:
+            raise ConfigError(f"{path}: not an attribution model (missing {', '.join(missing)})")
+        if int(arrays["format"]) != FORMAT:
+            raise ConfigError(
+                f"{path}: model format {int(arrays['format'])}, this bot reads {FORMAT}: "
+                "retrain it with `python -m bot.triage.training`"
+            )
+        n_feat, n_cls = arrays["coef"].shape
+        if (n_feat, n_cls) != (len(arrays["vocabulary"]), len(arrays["classes"])):
+            raise ConfigError(f"{path}: coef is {n_feat}x{n_cls}, vocabulary and classes disagree")
+        return cls(path, arrays)
+
+    def _ids(self, text: str) -> npt.NDArray[np.intp]:
+        """The vocabulary index of every feature of `text` found in the vocabulary, repeats kept:
+        the same multiset as looking each string of `features(text)` up."""
+        folded, padded = _prepare(text)
+        words = _WORD.findall(folded)
+        get = self.vocabulary.get
+        tokens = [f"w {w}" for w in words] + [f"b {a} {b}" for a, b in itertools.pairwise(words)]
+        word_ids = np.array([j for j in map(get, tokens) if j is not None], dtype=np.intp)
+        hashes = _gram_hashes(padded)
+        if not len(self._gram_keys) or not len(hashes):
+            return word_ids
+        pos = np.minimum(np.searchsorted(self._gram_keys, hashes), len(self._gram_keys) - 1)
+        found = self._gram_keys[pos] == hashes
+        return np.concatenate([word_ids, self._gram_cols[pos[found]]])
+
+    def _vector(self, text: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]:
+        """The line's tf-idf vector as (feature indices, L2-normalised weights), as sklearn's
+        TfidfVectorizer(sublinear_tf=True) computes it."""
+        ids = self._ids(text)
+        if not len(ids):
+            return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.float32)
+        idx, counts = np.unique(ids, return_counts=True)
+        values = ((1.0 + np.log(counts)) * self.idf[idx]).astype(np.float32)
+        norm = float(np.sqrt(np.dot(values, values)))
+        return idx, values / norm if norm else values
+
+    def probabilities(self, text: str) -> npt.NDArray[np.float32]:
+        """P(code | line) for every class, in `classes` order."""
+        idx, values = self._vector(text)
+        scores = self.intercept + values @ self.coef[idx] if len(idx) else self.intercept.copy()
+        scores = np.exp(scores - scores.max())
+        out: npt.NDArray[np.float32] = scores / scores.sum()
+        return out
+
+    def best(self, text: str) -> Guess:
+        """The most probable class and its probability; confident at or above the threshold."""
+        p = self.probabilities(text)
+        k = int(np.argmax(p))
+        return Guess(self.classes[k], float(p[k]), float(p[k]) >= self.threshold)
+
+    def guess(self, text: str) -> Guess:
+        """`best`, asked only of a line that says something failed (FAILURE_WORDS): any other line is
+        not an error line, and costs no scoring."""
+        if not says_failure(text):
+            return Guess(UNATTRIBUTED, 0.0, False)
+        return self.best(text)
+
+    @cached_property
+    def _training_vectors(self) -> list[dict[int, float]]:
+        out = []
+        for line in self.lines:
+            idx, values = self._vector(line)
+            out.append(dict(zip(idx.tolist(), values.tolist(), strict=True)))
+        return out
+
+    def nearest(self, text: str, k: int = 3) -> list[Neighbour]:
+        """The k labelled training lines most like `text` (cosine of their tf-idf vectors): the
+        evidence a responder can read behind a model's answer."""
+        idx, values = self._vector(text)
+        query = dict(zip(idx.tolist(), values.tolist(), strict=True))
+        ranked = sorted(
+            (
+                (sum(w * vec.get(j, 0.0) for j, w in query.items()), n)
+                for n, vec in enumerate(self._training_vectors)
+            ),
+            reverse=True,
+        )[:k]
+        return [
+            Neighbour(round(sim, 3), self.line_codes[n], self.line_sources[n], self.lines[n])
+            for sim, n in ranked
+        ]

@@ -1,0 +1,235 @@
+"""The learned second stage: trained from the corpus at build time, scored without scikit-learn,
+answering only above its calibrated threshold and only on failure lines, and explained."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bot.errors import ConfigError
+from bot.triage.attribution import DEFAULT_RULES, Attributor
+from bot.triage.corpus import load_corpus
+from bot.triage.explain import explain
+from bot.triage.knowledge import Knowledge, model_path
+from bot.triage.learned import DEFAULT_MODEL, LearnedModel, features
+from bot.triage.lines import time_of
+from bot.triage.taxonomy import UNATTRIBUTED
+from bot.triage.training import CORPUS, _fit, differences, train
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def knowledge() -> Knowledge:
+    return Knowledge.load()
+
+
+@pytest.fixture(scope="module")
+def model() -> LearnedModel:
+    return LearnedModel.load()
+
+
+LENIENT = 0.3  # the shipped threshold may keep the model silent; the mechanics are tested below it
+
+
+@pytest.fixture(scope="module")
+def lenient_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    with np.load(DEFAULT_MODEL) as shipped:
+        arrays = {k: shipped[k] for k in shipped.files}
+    arrays["threshold"] = np.array(LENIENT)
+    path = tmp_path_factory.mktemp("model") / "lenient.npz"
+    np.savez(path, **arrays)
+    return path
+
+
+@pytest.fixture(scope="module")
+def lenient(lenient_file: Path) -> Knowledge:
+    return Knowledge.load(model=lenient_file)
+
+
+def test_the_shipped_model_is_what_training_on_the_corpus_gives_now(model: LearnedModel) -> None:
+    """Shipped as data, but never hand-made: retraining from the corpus, the hand-written lines and
+    the rules' examples gives the same model (else: python -m bot.triage.training)."""
+    fresh = train()
+    assert differences(model, fresh) == []
+    summary = json.loads(str(fresh["summary"]))
+    assert summary["calibration"]["chosen"]["threshold"] == model.threshold
+
+
+def test_training_never_reads_the_test_split(model: LearnedModel) -> None:
+    rows = load_corpus(CORPUS)
+    held_out = {r.line for r in rows if r.split == "test"}
+    learned = set(model.lines)
+    assert held_out and not held_out & learned
+    assert {r.line for r in rows if r.split in ("train", "dev")} <= learned
+
+
+def test_numpy_scoring_equals_scikit_learn() -> None:
+    """The run-time scorer re-implements tf-idf and the softmax; it must give sklearn's numbers."""
+    rows = [r for r in load_corpus(CORPUS) if r.split == "train"][:300]
+    vectorizer, fitted = _fit([r.line for r in rows], [r.code for r in rows])
+    arrays = {
+        "classes": np.array([str(c) for c in fitted.classes_]),
+        "vocabulary": np.array(sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)),
+        "idf": vectorizer.idf_.astype(np.float32),
+        "coef": fitted.coef_.T.astype(np.float32),
+        "intercept": fitted.intercept_.astype(np.float32),
+        "threshold": np.array(0.5),
+        "lines": np.array([r.line for r in rows]),
+        "line_codes": np.array([r.code for r in rows]),
+        "line_sources": np.array([r.source for r in rows]),
+        "summary": np.array("{}"),
+    }
+    ours = LearnedModel(Path("memory"), arrays)
+    probe = [*[r.line for r in load_corpus(CORPUS) if r.split == "dev"][:40], "", "0x1f 42"]
+    expected = fitted.predict_proba(vectorizer.transform(probe))
+    got = np.array([ours.probabilities(line) for line in probe])
+    assert np.allclose(got, expected, atol=1e-4)
+
+
+def test_features_fold_numbers_and_ids() -> None:
+    assert features("Shard 3 failed at 0xdeadbeef") == features("Shard 11 failed at 0xcafe")
+    assert {"w shard", "w failed", "b shard failed", " sh", "iled "} <= set(features("Shard 3 failed"))
+    assert features("a" * 10_000)[:3] == features("a" * 600)[:3]  # a huge line is cut, not read whole
+
+
+def test_a_line_no_rule_matches_gets_the_models_code_with_its_stage(lenient: Knowledge) -> None:
+    knowledge = lenient
+    attributor = knowledge.attributor
+    rules_only = Attributor.load(knowledge.taxonomy, DEFAULT_RULES)
+    model = attributor.model
+    assert model is not None
+    # Lines of the hand-written and real corpora that no rule matches and the model is sure of.
+    candidates = [
+        line
+        for line in model.lines
+        if not rules_only.attribute(line).attributed and model.guess(line).confident
+    ]
+    assert candidates, "the model answers nothing the rules miss"
+    for line in candidates[:20]:
+        got = attributor.attribute(line)
+        guess = model.guess(line)
+        assert (got.stage, got.rule, got.code) == ("model", None, guess.code)
+        assert got.confidence is not None and got.confidence >= model.threshold
+        assert got.layer == knowledge.taxonomy.layer_of(got.code).name
+        assert got.as_dict()["stage"] == "model" and "confidence" in got.as_dict()
+
+
+def test_the_model_abstains_below_its_threshold_and_on_lines_that_report_no_failure(
+    knowledge: Knowledge,
+) -> None:
+    attributor = knowledge.attributor
+    for line in (
+        "(APIServer pid=1) WARNING 09-08 13:34:38 [protocol.py:81] The following fields were present in "
+        "the request but ignored: {'uw_case_ref'}",
+        'INFO:     10.42.0.7:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+        "INFO 06-01 09:57:00 [metrics.py:455] Avg prompt throughput: 1024.3 tokens/s, Running: 31 reqs",
+        "frobnicator widget 12 failed to sprocket",
+    ):
+        got = attributor.attribute(line)
+        assert (got.code, got.stage) == (UNATTRIBUTED, "none"), line
+
+
+def test_the_learned_stage_can_be_switched_off_or_replaced(tmp_path: Path) -> None:
+    assert model_path(None) == DEFAULT_MODEL and model_path("shipped") == DEFAULT_MODEL
+    assert model_path("off") is None and model_path(" OFF ") is None
+    assert model_path(str(tmp_path / "m.npz")) == tmp_path / "m.npz"
+    assert Knowledge.load(model=None).attributor.model is None
+
+
+def test_a_broken_model_file_is_named(tmp_path: Path, model: LearnedModel) -> None:
+    bad = tmp_path / "model.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.raises(ConfigError, match=str(bad)):
+        LearnedModel.load(bad)
+    np.savez(bad, threshold=np.array(0.5))
+    with pytest.raises(ConfigError, match="not an attribution model"):
+        LearnedModel.load(bad)
+    with np.load(DEFAULT_MODEL) as shipped:
+        arrays = {k: shipped[k] for k in shipped.files}
+    arrays["classes"] = np.array(["NOT_A_CODE", *arrays["classes"][1:]])
+    np.savez(bad, **arrays)
+    with pytest.raises(ConfigError, match=r"NOT_A_CODE.*ATTRIBUTION_MODEL=off"):
+        Knowledge.load(model=bad)
+    arrays["format"] = np.array(99)
+    np.savez(bad, **arrays)
+    with pytest.raises(ConfigError, match="format 99"):
+        LearnedModel.load(bad)
+
+
+def test_explain_shows_the_rule_and_pattern_or_the_nearest_labelled_lines(lenient: Knowledge) -> None:
+    attributor = lenient.attributor
+    line = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB"
+    got = attributor.attribute(line)
+    why = explain(attributor, line, got)
+    assert why["rule"] == "gpu-oom" and why["patterns"] and "nearest" not in why
+    model = attributor.model
+    assert model is not None
+    line = next(x for x in model.lines if attributor.attribute(x).stage == "model")
+    why = explain(attributor, line, attributor.attribute(line))
+    nearest = why["nearest"]
+    assert isinstance(nearest, list) and len(nearest) == 3
+    assert nearest[0]["similarity"] == pytest.approx(1.0, abs=1e-3)  # itself, or a line alike but numbers
+    assert line in [n["line"] for n in nearest] or nearest[2]["similarity"] == pytest.approx(1.0, abs=1e-3)
+    assert why["probability"] >= why["threshold"]  # type: ignore[operator]
+    vague = "frobnicator widget 12 failed to sprocket"
+    why = explain(attributor, vague, attributor.attribute(vague))
+    assert why["stage"] == "none" and "model_code" in why and why["probability"] < why["threshold"]  # type: ignore[operator]
+
+
+def test_time_of_reads_the_usual_fields() -> None:
+    assert time_of('{"@timestamp": "2026-06-01T10:00:00Z", "message": "x"}') is not None
+    assert time_of('{"timestamp": 1780000000000, "message": "x"}') is not None
+    assert time_of('{"time": "not a time", "message": "x"}') is None
+    assert time_of("plain line") is None and time_of("{broken") is None
+
+
+def test_attribute_command_says_the_stage_explains_and_reports(
+    tmp_path: Path, model: LearnedModel, lenient: Knowledge, lenient_file: Path
+) -> None:
+    learned_line = next(
+        x for x in model.lines if lenient.attributor.attribute(x).stage == "model" and not x.startswith("{")
+    )
+    lines = [
+        json.dumps(
+            {"@timestamp": "2026-06-01T00:00:00Z", "message": "torch.OutOfMemoryError: CUDA out of memory."}
+        ),
+        learned_line,
+        *(
+            json.dumps(
+                {"@timestamp": f"2026-06-0{d}T00:00:00Z", "message": f"frobnicator {d} failed to sprocket"}
+            )
+            for d in range(1, 8)
+        ),
+        json.dumps({"@timestamp": "2026-06-08T00:00:00Z", "message": "gizmo quux rejected"}),
+    ]
+    src = tmp_path / "errors.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "attribute", str(src), "--explain", "--report"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        env={**os.environ, "ATTRIBUTION_MODEL": str(lenient_file)},
+    )
+    assert done.returncode == 0, done.stderr
+    out = [json.loads(x) for x in done.stdout.splitlines()]
+    assert [o["stage"] for o in out[:2]] == ["rule", "model"]
+    assert out[0]["explain"]["rule"] == "gpu-oom" and len(out[1]["explain"]["nearest"]) == 3
+    assert all(o["stage"] == "none" for o in out[2:])
+    report = done.stderr
+    assert "unattributed: 8/10 (80.0%" in report
+    stages = next(r for r in report.splitlines() if r.startswith("answered by stage:"))
+    assert {"none 8", "rule 1", "model 1"} == {s.strip() for s in stages.split(":", 1)[1].split(",")}
+    assert "the lines span 7.0 days" in report
+    rows = [r for r in report.splitlines() if "sprocket" in r and "e.g." not in r]
+    assert len(rows) == 1 and rows[0].split()[:2] == ["7", "7.0"] and "⚑" in rows[0]  # 7 a week > 5
+    quux = [r for r in report.splitlines() if "gizmo quux rejected" in r and "e.g." not in r]
+    assert len(quux) == 1 and "⚑" not in quux[0]

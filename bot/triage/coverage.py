@@ -165,7 +165,8 @@ class WeeklyReport:
         share = self.unattributed / self.total if self.total else 0.0
         stages = ", ".join(f"{name} {n}" for name, n in sorted(self.by_stage.items(), key=lambda kv: -kv[1]))
         span = (
-            f"the lines span {self.span.total_seconds() / 86400:.1f} days (rates scaled to a week)"
+            f"the lines span {self.span.total_seconds() / 86400:.1f} days "
+            f"({'counted as one day, ' if self.span < timedelta(days=1) else ''}rates scaled to a week)"
             if self.span is not None
             else "no timestamps: the input is counted as one week"
         )

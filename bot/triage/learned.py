@@ -123,6 +123,10 @@ FAILURE_WORDS = (
 WHOLE_WORDS = ("oom", "nan", "inf", "dead", "xid")
 
 
+_JSON_KEY = re.compile(r'"[\w.:@-]+"\s*:')
+_JSON_ERROR_STATUS = re.compile(r'"(?:response_code|status|status_code|code)"\s*:\s*"?[45]\d\d\b')
+
+
 class _FailureGate:
     def __init__(self) -> None:
         self._automaton: Any = ahocorasick.Automaton()
@@ -134,6 +138,10 @@ class _FailureGate:
 
     def __call__(self, text: str) -> bool:
         folded = text.lower()
+        if folded.startswith("{"):  # a JSON record: its keys ("…_failure_reason": null) say nothing
+            if _JSON_ERROR_STATUS.search(folded):
+                return True
+            folded = _JSON_KEY.sub(" ", folded)
         for end, (whole, size) in self._automaton.iter(folded):
             if not whole:
                 return True

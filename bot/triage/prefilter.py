@@ -104,4 +104,33 @@ def _needs(items: list[Any], c: Any) -> frozenset[str] | None:
     flush()
     if not options:
         return None
-    return max(options, key=lambda s: (min(len(x) for x in s), -len(s)))
+    return max(
+        options, key=lambda s: (not any(x.strip() in COMMON for x in s), min(len(x) for x in s), -len(s))
+    )
+
+
+# Words nearly every error line holds: a literal set with one of them admits its regex almost
+# always, so another literal of the same pattern is chosen when there is one.
+COMMON = frozenset(
+    {
+        "error",
+        "error:",
+        "errors",
+        "failed",
+        "fail",
+        "failure",
+        "exception",
+        "time",
+        "timeout",
+        "http/",
+        "invalid",
+        "warning",
+        "info",
+        "model",
+        "request",
+        "the",
+        "failed to",
+        "not",
+        "out of",
+    }
+)

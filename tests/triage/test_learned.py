@@ -57,7 +57,7 @@ def test_the_shipped_model_is_what_training_on_the_corpus_gives_now(model: Learn
     """Shipped as data, but never hand-made: retraining from the corpus, the hand-written lines and
     the rules' examples gives the same model (else: python -m bot.triage.training)."""
     fresh = train()
-    assert differences(model, fresh) == []
+    assert differences(model, fresh) == [], "stale model: retrain with `python -m bot.triage.training`"
     summary = json.loads(str(fresh["summary"]))
     assert summary["calibration"]["chosen"]["threshold"] == model.threshold
 
@@ -131,9 +131,20 @@ def test_the_model_abstains_below_its_threshold_and_on_lines_that_report_no_fail
         'INFO:     10.42.0.7:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK',
         "INFO 06-01 09:57:00 [metrics.py:455] Avg prompt throughput: 1024.3 tokens/s, Running: 31 reqs",
         "frobnicator widget 12 failed to sprocket",
+        '{"response_code":200,"response_flags":"-","upstream_transport_failure_reason":null}',
     ):
         got = attributor.attribute(line)
         assert (got.code, got.stage) == (UNATTRIBUTED, "none"), line
+
+
+def test_what_counts_as_a_failure_line() -> None:
+    from bot.triage.learned import says_failure
+
+    assert says_failure("RuntimeError: CUDA error") and says_failure("loss is NaN") and says_failure("Xid 79")
+    assert not says_failure("INFO: info about the nano model") and not says_failure("INFO ok")
+    assert not says_failure('{"response_code":200,"upstream_transport_failure_reason":null}')
+    assert says_failure('{"response_code":503,"response_flags":"UF"}')
+    assert says_failure('{"response_code_details":"upstream_reset_before_response_started"}')
 
 
 def test_the_learned_stage_can_be_switched_off_or_replaced(tmp_path: Path) -> None:

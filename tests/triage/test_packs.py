@@ -185,12 +185,13 @@ def test_attribute_command(tmp_path: Path) -> None:
         + "\n"
         + "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
         + "everything is fine\n"
+        + "frobnicator 3 failed to sprocket\n"
     )
     done = subprocess.run(
         [sys.executable, "-m", "bot", "attribute", str(lines)], capture_output=True, text=True, timeout=60
     )
     answers = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [a["code"] for a in answers] == ["INF_GPU_OOM", "INF_GPU_XID", "UNATTRIBUTED"]
+    assert [a["code"] for a in answers] == ["INF_GPU_OOM", "INF_GPU_XID", "UNATTRIBUTED", "UNATTRIBUTED"]
     assert answers[0]["layer"] == "INF" and answers[0]["category"] == "infrastructure" and answers[0]["rule"]
     reported = subprocess.run(
         [sys.executable, "-m", "bot", "attribute", "--report", str(lines)],
@@ -200,7 +201,8 @@ def test_attribute_command(tmp_path: Path) -> None:
     )
     assert reported.stdout == done.stdout
     assert reported.stderr.startswith("unattributed: 1/3 (33.3%, target < 10%)")
-    assert "everything is fine" in reported.stderr
+    assert "left out: 1 lines that report no failure" in reported.stderr  # "everything is fine"
+    assert "frobnicator failed to sprocket" in reported.stderr
     piped = subprocess.run(
         [sys.executable, "-m", "bot", "attribute"],
         input="upstream request timeout\n",

@@ -76,7 +76,8 @@ def training_set(
     return unique
 
 
-def _fit(lines: list[str], codes: list[str]) -> tuple[Any, Any]:
+def fit(lines: list[str], codes: list[str]) -> tuple[Any, Any]:
+    """The tf-idf vectorizer over `features` and the logistic regression, fitted on these lines."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
@@ -97,7 +98,7 @@ def calibrate(examples: list[Example], attributor: Attributor) -> tuple[float, d
     for _fit_idx, score_idx in GroupKFold(n_splits=FOLDS).split(real, groups=groups):
         held = {real[i] for i in score_idx}
         fitting = [ex for n, ex in enumerate(examples) if n not in held]
-        vectorizer, model = _fit([e.line for e in fitting], [e.code for e in fitting])
+        vectorizer, model = fit([e.line for e in fitting], [e.code for e in fitting])
         asked = [
             examples[n]
             for n in sorted(held)
@@ -133,7 +134,7 @@ def train(
     attributor = Attributor.load(taxonomy, rules)
     examples = training_set(taxonomy, attributor, corpus, handwritten)
     threshold, calibration = calibrate(examples, attributor)
-    vectorizer, model = _fit([e.line for e in examples], [e.code for e in examples])
+    vectorizer, model = fit([e.line for e in examples], [e.code for e in examples])
     vocabulary = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
     summary = {
         "lines": len(examples),

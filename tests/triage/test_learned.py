@@ -20,7 +20,7 @@ from bot.triage.knowledge import Knowledge, model_path
 from bot.triage.learned import DEFAULT_MODEL, LearnedModel, features
 from bot.triage.lines import time_of
 from bot.triage.taxonomy import UNATTRIBUTED
-from bot.triage.training import CORPUS, _fit, differences, train
+from bot.triage.training import CORPUS, differences, fit, train
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +73,7 @@ def test_training_never_reads_the_test_split(model: LearnedModel) -> None:
 def test_numpy_scoring_equals_scikit_learn() -> None:
     """The run-time scorer re-implements tf-idf and the softmax; it must give sklearn's numbers."""
     rows = [r for r in load_corpus(CORPUS) if r.split == "train"][:300]
-    vectorizer, fitted = _fit([r.line for r in rows], [r.code for r in rows])
+    vectorizer, fitted = fit([r.line for r in rows], [r.code for r in rows])
     arrays = {
         "classes": np.array([str(c) for c in fitted.classes_]),
         "vocabulary": np.array(sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)),

@@ -105,7 +105,7 @@ def attribute(
     from bot.triage.coverage import weekly_report
     from bot.triage.explain import explain as explain_one
     from bot.triage.knowledge import Knowledge
-    from bot.triage.lines import message_of, time_of
+    from bot.triage.lines import read_line
 
     try:
         attributor = Knowledge.from_settings(settings()).attributor
@@ -115,15 +115,14 @@ def attribute(
         line.strip() for line in (file.read_text(encoding="utf-8") if file else sys.stdin.read()).splitlines()
     ]
     lines = [line for line in lines if line]
-    for line in lines:
-        message = message_of(line)
+    records = [read_line(line) for line in lines]
+    for message, _ in records:
         got = attributor.attribute(message)
         answer = got.as_dict()
         if explain:
             answer["explain"] = explain_one(attributor, message, got)
         typer.echo(json.dumps(answer))
     if report:
-        records = [(message_of(line), time_of(line)) for line in lines]
         model = attributor.model
         hint = None
         if model is not None:

@@ -14,16 +14,32 @@ from tools.result import parse_time
 _TIME_FIELDS = ("@timestamp", "timestamp", "time", "ts")
 
 
-def message_of(line: str) -> str:
-    """The text to attribute in one input line: a JSON object's message fields, else the line."""
+def _record(line: str) -> dict[str, Any] | None:
+    """The JSON object a line holds, None for plain text (or JSON that is not an object)."""
     if not line.startswith("{"):
-        return line
+        return None
     try:
         obj: Any = json.loads(line)
     except ValueError:
-        return line
-    if not isinstance(obj, dict):
-        return line
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def read_line(line: str) -> tuple[str, datetime | None]:
+    """The text to attribute and the time of one input line, parsing a JSON record once."""
+    obj = _record(line)
+    if obj is None:
+        return line, None
+    return _message(obj, line), _time(obj)
+
+
+def message_of(line: str) -> str:
+    """The text to attribute in one input line: a JSON object's message fields, else the line."""
+    obj = _record(line)
+    return line if obj is None else _message(obj, line)
+
+
+def _message(obj: dict[str, Any], line: str) -> str:
     nested = obj.get("error")
     error: dict[str, Any] = nested if isinstance(nested, dict) else {}
     parts: list[str] = []
@@ -50,14 +66,11 @@ def attribute_lines(lines: Iterable[str], attributor: Attributor) -> Iterator[di
 
 def time_of(line: str) -> datetime | None:
     """The time of a JSON Lines record (@timestamp, timestamp, time or ts), None for plain text."""
-    if not line.startswith("{"):
-        return None
-    try:
-        obj: Any = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(obj, dict):
-        return None
+    obj = _record(line)
+    return None if obj is None else _time(obj)
+
+
+def _time(obj: dict[str, Any]) -> datetime | None:
     for name in _TIME_FIELDS:
         try:
             found = parse_time(obj.get(name))

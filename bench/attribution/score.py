@@ -5,15 +5,25 @@ the rules with the learned stage and for the rules alone. The test split is the 
 no rule was written from it and the model never learned from it.
 
     .venv/bin/python bench/attribution/score.py [--split test] [--corpus FILE] [--misses]
+    .venv/bin/python bench/attribution/score.py --first-contact
+    .venv/bin/python bench/attribution/score.py --record r3 NEW_ROWS.tsv
+
+`--first-contact` prints, per collection round, how the rules of the day did on that round's lines
+before any rule was written from them (first_contact.tsv): the figure for wording nobody has seen.
+`--record ROUND FILE` is how a round gets there: run it on the new rows (the corpus's columns,
+train and dev only) after appending them to the corpus and before writing any rule from them.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
-from bot.triage.corpus import SPLITS, load_corpus, score
+from bot.triage.corpus import SPLITS, LabelledLine, load_corpus, score
 from bot.triage.knowledge import Knowledge
+from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
+from bot.triage.training import FIRST_CONTACT, first_contact, line_key
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "triage" / "corpus" / "real_lines.tsv"
 
@@ -25,7 +35,15 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="a TSV in the corpus's columns")
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="test")
     parser.add_argument("--misses", action="store_true", help="also list the lines not given their code")
+    parser.add_argument("--first-contact", action="store_true", help="each round's first-contact figures")
+    parser.add_argument("--record", nargs=2, metavar=("ROUND", "FILE"), help="record a round's first contact")
     args = parser.parse_args()
+    if args.record:
+        record(args.record[0], load_corpus(Path(args.record[1])))
+        return
+    if args.first_contact:
+        print_first_contact(load_corpus(args.corpus))
+        return
     rows = [r for r in load_corpus(args.corpus) if args.split in ("all", r.split)]
     for title, knowledge in (
         ("rules + learned stage", Knowledge.load()),
@@ -38,6 +56,48 @@ def main() -> None:
             for item, got in result.misses:
                 print(f"  {item.code:<22} got {got:<22} {item.source:<40} {item.line[:120]}")
             print()
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    code: str
+    stage: str
+
+
+def print_first_contact(rows: list[LabelledLine]) -> None:
+    """Score each round's recorded first-contact answers against the lines' labels."""
+    taxonomy = load_taxonomy()
+    by_key = {line_key(r.source, r.line): r for r in rows}
+    contacts = first_contact(FIRST_CONTACT)
+    answers = {
+        (f[1], f[2]): f[3]
+        for f in (raw.split("\t") for raw in FIRST_CONTACT.read_text(encoding="utf-8").splitlines())
+        if len(f) == 4 and not f[0].startswith("#")
+    }
+    for round_ in sorted({c.round for c in contacts}):
+        lines = [by_key[c.key] for c in contacts if c.round == round_]
+        recorded = {r.line: answers[line_key(r.source, r.line)] for r in lines}
+
+        def answer(line: str, recorded: dict[str, str] = recorded) -> _Recorded:
+            code = recorded[line]
+            return _Recorded(code, "none" if code == UNATTRIBUTED else "rule")
+
+        print(score(lines, answer, taxonomy).render(f"round {round_}, first contact (rules of the day)"))
+        print()
+
+
+def record(round_: str, rows: list[LabelledLine]) -> None:
+    """Append each row with the code the current rules give it (the learned stage off)."""
+    if any(r.split == "test" for r in rows):
+        raise SystemExit("a test-split row cannot be recorded: the learned stage is calibrated on these")
+    known = {c.key for c in first_contact(FIRST_CONTACT)}
+    attributor = Knowledge.load(model=None).attributor
+    new = [r for r in rows if line_key(r.source, r.line) not in known]
+    with FIRST_CONTACT.open("a", encoding="utf-8") as out:
+        for r in new:
+            source, digest = line_key(r.source, r.line)
+            out.write(f"{round_}\t{source}\t{digest}\t{attributor.attribute(r.line).code}\n")
+    print(f"recorded {len(new)} lines as round {round_} in {FIRST_CONTACT}")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.datafile import did_you_mean, read_yaml
 from bot.errors import ConfigError
 from bot.triage.learned import LearnedModel
-from bot.triage.prefilter import Check, LiteralIndex, required_literals
+from bot.triage.prefilter import Check, LiteralIndex
 from bot.triage.taxonomy import UNATTRIBUTED, Priority, Taxonomy
 from tools.yamlpos import compose, describe, dotted, line_of
 
@@ -97,14 +97,9 @@ class Rule:
         if found is not None:  # the hot path, inlined: a check whose literals are absent never runs
             if self.gate is not None and self.gate.isdisjoint(found):
                 return False
-            if self.any_of and not any(
-                c.rx.search(text) for c in self.any_of if c.needs is None or not c.needs.isdisjoint(found)
-            ):
+            if self.any_of and not any(c.rx.search(text) for c in self.any_of if c.admits(found)):
                 return False
-            for c in self.all_of:
-                if (c.needs is not None and c.needs.isdisjoint(found)) or not c.rx.search(text):
-                    return False
-            return True
+            return all(c.admits(found) and c.rx.search(text) for c in self.all_of)
         if self.any_of and not any(c.search(text, folded, found) for c in self.any_of):
             return False
         return all(c.search(text, folded, found) for c in self.all_of)
@@ -189,7 +184,7 @@ def _compile_rules(path: Path, taxonomy: Taxonomy, start: int = 0) -> list[Rule]
                         f"pattern {pattern!r} matches an empty line, so every line",
                     )
                     continue
-                compiled.setdefault(field, []).append(Check(rx, required_literals(pattern)))
+                compiled.setdefault(field, []).append(Check.of(rx))
         layer = taxonomy.layer_of(code)
         rules.append(
             Rule(
@@ -201,7 +196,7 @@ def _compile_rules(path: Path, taxonomy: Taxonomy, start: int = 0) -> list[Rule]
                 index=start + i,
                 any_of=tuple(compiled.get("patterns", []) + compiled.get("any", [])),
                 # The cheap refusals first: a check with literals is ruled out by the index.
-                all_of=tuple(sorted(compiled.get("all", []), key=lambda c: c.needs is None)),
+                all_of=tuple(sorted(compiled.get("all", []), key=Check.selectivity)),
                 engines=tuple(r.engines),
                 examples=tuple(r.examples),
             )
@@ -304,7 +299,7 @@ class Attributor:
             )
             codes.append(explicit)
         folded = text.lower() if text.isascii() else None
-        found = self._index.found(folded) if folded is not None else None
+        found = self._index.found_in(text)
         for rule in self._candidates(found):  # in precedence order: the first match is the best rule
             if rule.code in codes or not rule.matches(text, folded, found):
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from bot.errors import ConfigError
 from bot.triage.attribution import DEFAULT_RULES, Attributor, rule_files
 from bot.triage.coverage import signature, unattributed_report
 from bot.triage.lines import attribute_lines
-from bot.triage.prefilter import required_literals
+from bot.triage.prefilter import Check, required_literals, required_sets
 from bot.triage.taxonomy import DEFAULT_TAXONOMY, UNATTRIBUTED, Taxonomy, default_taxonomy, load_taxonomy
 from tools.xid import XIDS, application_fault
 
@@ -150,9 +151,22 @@ def test_required_literals_are_conservative() -> None:
     assert all(
         any(n in text for n in needs) for text in ("timed out", "time out", "timeout", "deadline exceeded")
     )
-    assert required_literals(r"\bOOMKill(?:ed|ing)\b") == frozenset({"oomkill"})
+    assert required_literals(r"\bOOMKill(?:ed|ing)\b") == frozenset({"oomkilled", "oomkilling"})
     assert required_literals(r"\d+/\d+") is None  # nothing literal: always run the regex
     assert required_literals(r"(?:ab)?cd") is None  # too short to be worth a test
+
+
+def test_every_literal_set_a_pattern_guarantees_is_required() -> None:
+    """A match must hold one member of each set; the most selective set comes first, and an
+    everyday word ("failure") never displaces a rarer literal."""
+    sets = required_sets(r"\b(?:CUDA|CUBLAS|CUDNN) failure \d+: ")
+    assert sets == (frozenset({"cuda", "cublas", "cudnn"}), frozenset({" failure "}))
+    assert frozenset({" sh", " cd"}) in required_sets(r"(?-i: [1-5]\d\d \d+ (?:sH|cD)-- )")
+    line = "CUBLAS failure 13: CUBLAS_STATUS_EXECUTION_FAILED"
+    check = Check.of(re.compile(r"\b(?:CUDA|CUBLAS|CUDNN) failure \d+: ", re.IGNORECASE))
+    assert check.search(line, line.lower())
+    assert not check.admits(frozenset({"cublas"}))  # " failure " absent: the regex never runs
+    assert check.admits(frozenset({"cublas", " failure "}))
 
 
 # ------------------------------------------------------------------------------ precedence
@@ -538,10 +552,16 @@ def test_kernel_xid_lines_follow_nvidias_catalogue(xid: int, attributor: Attribu
 
 def test_the_literal_index_never_changes_an_answer(attributor: Attributor) -> None:
     """The automaton and the per-rule gates only skip work: every line gets the codes that trying
-    every regex of every rule gives."""
+    every regex of every rule gives, in any script: a line with non-ASCII text in it, or with the
+    characters re.IGNORECASE matches to ASCII letters (dotted capital i, long s, the Kelvin sign)."""
     real = Path(__file__).with_name("corpus") / "real_lines.tsv"
     lines = [line for _, _, line in ROWS] + [
         row.split("\t")[4] for row in real.read_text(encoding="utf-8").splitlines() if row and row[0] != "#"
+    ]
+    lines += [f"错误: {line}" for line in lines[::3]]
+    lines += [
+        line.upper().replace("I", "\u0130").replace("S", "\u017f").replace("K", "\u212a")
+        for line in lines[::5]
     ]
     for line in lines:
         brute = {
@@ -581,3 +601,16 @@ def test_weekly_report_groups_unattributed_lines_into_templates_per_week(attribu
     assert "no timestamps: the input is counted as one week" in text and "⚑" in text
     assert "left out: 1 lines that report no failure" in text and "closest code" not in text
     assert "closest code: hint for frobn" in report.render()
+
+
+def test_a_literal_no_ascii_line_can_hold_rules_its_regex_out_of_ascii_lines() -> None:
+    """A pattern written in another script ("余额不足") never runs on an ASCII line; a character that
+    case-insensitively matches an ASCII letter (the long s matches "s") is not such a literal."""
+    from bot.triage.prefilter import ASCII_ALIKE
+
+    alike = {chr(c) for c in range(128, 0x10000) if re.match("(?i:[a-z])", chr(c))}
+    assert alike == set(ASCII_ALIKE)
+    check = Check.of(re.compile("余额不足|账户已欠费", re.IGNORECASE))
+    assert check.needs == frozenset({"余额不足", "账户已欠费"})
+    assert not check.admits(frozenset({"error"}))
+    assert Check.of(re.compile("\u017fervice down", re.IGNORECASE)).needs is None  # matches "service down"

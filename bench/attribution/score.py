@@ -23,7 +23,7 @@ from pathlib import Path
 from bot.triage.corpus import SPLITS, LabelledLine, load_corpus, score
 from bot.triage.knowledge import Knowledge
 from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
-from bot.triage.training import FIRST_CONTACT, first_contact, line_key
+from bot.triage.training import FIRST_CONTACT, Contact, first_contact, line_key
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "triage" / "corpus" / "real_lines.tsv"
 
@@ -69,14 +69,10 @@ def print_first_contact(rows: list[LabelledLine]) -> None:
     taxonomy = load_taxonomy()
     by_key = {line_key(r.source, r.line): r for r in rows}
     contacts = first_contact(FIRST_CONTACT)
-    answers = {
-        (f[1], f[2]): f[3]
-        for f in (raw.split("\t") for raw in FIRST_CONTACT.read_text(encoding="utf-8").splitlines())
-        if len(f) == 4 and not f[0].startswith("#")
-    }
     for round_ in sorted({c.round for c in contacts}):
-        lines = [by_key[c.key] for c in contacts if c.round == round_]
-        recorded = {r.line: answers[line_key(r.source, r.line)] for r in lines}
+        met = [c for c in contacts if c.round == round_]
+        lines = [by_key[c.key] for c in met]
+        recorded = {by_key[c.key].line: c.answer for c in met}
 
         def answer(line: str, recorded: dict[str, str] = recorded) -> _Recorded:
             code = recorded[line]
@@ -95,8 +91,8 @@ def record(round_: str, rows: list[LabelledLine]) -> None:
     new = [r for r in rows if line_key(r.source, r.line) not in known]
     with FIRST_CONTACT.open("a", encoding="utf-8") as out:
         for r in new:
-            source, digest = line_key(r.source, r.line)
-            out.write(f"{round_}\t{source}\t{digest}\t{attributor.attribute(r.line).code}\n")
+            contact = Contact(round_, line_key(r.source, r.line), attributor.attribute(r.line).code)
+            out.write(contact.row() + "\n")
     print(f"recorded {len(new)} lines as round {round_} in {FIRST_CONTACT}")
 
 

@@ -298,10 +298,9 @@ class Attributor:
                 layer.priority,
             )
             codes.append(explicit)
-        folded = text.lower() if text.isascii() else None
         found = self._index.found_in(text)
         for rule in self._candidates(found):  # in precedence order: the first match is the best rule
-            if rule.code in codes or not rule.matches(text, folded, found):
+            if rule.code in codes or not rule.matches(text, found=found):
                 continue
             rank = self._rank(rule)
             if winner is None or rank < winner[0]:
@@ -315,10 +314,8 @@ class Attributor:
         stage = "explicit" if rule_id == EXPLICIT_RULE else "rule"
         return Attribution(code, info.layer, info.category, rule_id, also, priority, stage)
 
-    def _candidates(self, found: frozenset[str] | None) -> Iterable[Rule]:
-        """The rules that can match a line holding the literals `found` (all of them if unknown)."""
-        if found is None:
-            return self._ranked
+    def _candidates(self, found: frozenset[str]) -> Iterable[Rule]:
+        """The rules that can match a line holding the literals `found`."""
         positions = set(self._ungated)
         for literal in found:
             positions |= self._by_literal.get(literal, frozenset())

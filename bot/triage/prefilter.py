@@ -88,13 +88,6 @@ class LiteralIndex:
         return self.found(text.translate(_TO_ASCII).lower()) | self._non_ascii
 
 
-def required_literals(pattern: str) -> frozenset[str] | None:
-    """Lower-case strings one of which every match of `pattern` contains, from its parse tree;
-    None when the pattern offers nothing useful (the regex then always runs)."""
-    sets = required_sets(pattern)
-    return sets[0] if sets else None
-
-
 def required_sets(pattern: str) -> tuple[frozenset[str], ...]:
     """Every useful set of lower-case strings that each match of `pattern` holds one of, the most
     selective first: a line must hold one string of each set before the regex is worth running."""

@@ -124,7 +124,15 @@ class Contact:
 
     round: str
     key: tuple[str, str]
-    missed: bool  # the rules left it unattributed
+    answer: str  # the code the rules gave, UNATTRIBUTED when they missed it
+
+    @property
+    def missed(self) -> bool:
+        return self.answer == UNATTRIBUTED
+
+    def row(self) -> str:
+        """The line of first_contact.tsv that records it."""
+        return "\t".join((self.round, *self.key, self.answer))
 
 
 def first_contact(path: Path) -> list[Contact]:
@@ -135,7 +143,7 @@ def first_contact(path: Path) -> list[Contact]:
     for raw in path.read_text(encoding="utf-8").splitlines():
         if raw.strip() and not raw.startswith("#"):
             round_, source, digest, answer = raw.split("\t")
-            out.append(Contact(round_, (source, digest), answer == UNATTRIBUTED))
+            out.append(Contact(round_, (source, digest), answer))
     return out
 
 
@@ -211,7 +219,6 @@ def train(
     corpus: Path = CORPUS,
     handwritten: Path = HANDWRITTEN,
     rules: Path = DEFAULT_RULES,
-    first_contact_file: Path | None = None,
 ) -> dict[str, np.ndarray]:
     """The arrays of the model file, deterministic for the same corpus, rules and library."""
     import sklearn
@@ -219,7 +226,7 @@ def train(
     taxonomy = load_taxonomy()
     attributor = Attributor.load(taxonomy, rules)
     examples = training_set(taxonomy, attributor, corpus, handwritten)
-    contacts = first_contact(first_contact_file or corpus.with_name(FIRST_CONTACT.name))
+    contacts = first_contact(corpus.with_name(FIRST_CONTACT.name))
     threshold, calibration = calibrate(examples, attributor, contacts)
     vectorizer, model = fit([e.line for e in examples], [e.code for e in examples])
     vocabulary = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)

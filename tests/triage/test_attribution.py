@@ -12,7 +12,7 @@ from bot.errors import ConfigError
 from bot.triage.attribution import DEFAULT_RULES, Attributor, rule_files
 from bot.triage.coverage import signature, unattributed_report
 from bot.triage.lines import attribute_lines
-from bot.triage.prefilter import Check, required_literals, required_sets
+from bot.triage.prefilter import Check, required_sets
 from bot.triage.taxonomy import DEFAULT_TAXONOMY, UNATTRIBUTED, Taxonomy, default_taxonomy, load_taxonomy
 from tools.xid import XIDS, application_fault
 
@@ -145,15 +145,18 @@ def test_prefilter_never_hides_a_real_match(attributor: Attributor) -> None:
 
 
 def test_required_literals_are_conservative() -> None:
-    assert required_literals(r"CUDA out of memory") == frozenset({"cuda out of memory"})
-    needs = required_literals(r"timed? ?out|timeout|deadline exceeded")
-    assert needs is not None
+    def needs(pattern: str) -> frozenset[str] | None:
+        return Check.of(re.compile(pattern, re.IGNORECASE)).needs
+
+    assert needs(r"CUDA out of memory") == frozenset({"cuda out of memory"})
+    timeout = needs(r"timed? ?out|timeout|deadline exceeded")
+    assert timeout is not None
     assert all(
-        any(n in text for n in needs) for text in ("timed out", "time out", "timeout", "deadline exceeded")
+        any(n in text for n in timeout) for text in ("timed out", "time out", "timeout", "deadline exceeded")
     )
-    assert required_literals(r"\bOOMKill(?:ed|ing)\b") == frozenset({"oomkilled", "oomkilling"})
-    assert required_literals(r"\d+/\d+") is None  # nothing literal: always run the regex
-    assert required_literals(r"(?:ab)?cd") is None  # too short to be worth a test
+    assert needs(r"\bOOMKill(?:ed|ing)\b") == frozenset({"oomkilled", "oomkilling"})
+    assert needs(r"\d+/\d+") is None  # nothing literal: always run the regex
+    assert needs(r"(?:ab)?cd") is None  # too short to be worth a test
 
 
 def test_every_literal_set_a_pattern_guarantees_is_required() -> None:

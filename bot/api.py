@@ -14,13 +14,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.deps import Deps
 from bot.domain import Category, IncidentStatus, Severity
 from bot.errors import BotError, ForbiddenError, PayloadError, validation_reasons
 from bot.http import bearer_ok, error_response, unauthorized
+from bot.postmortem.render import markdown
 
 
 class _Body(BaseModel):
@@ -50,6 +51,8 @@ class NoteBody(_Body):
 
 class ResolveBody(_Body):
     reason: str = Field(min_length=1, max_length=4000)
+    category: Category | None = None  # the final tag; a code settles the category
+    code: str | None = Field(default=None, max_length=60)
 
 
 class TriageRun(BaseModel):
@@ -81,6 +84,21 @@ def routes(deps: Deps) -> list[Route]:
         except BotError as exc:
             return error_response(exc)
         return JSONResponse(detail.model_dump(mode="json"))
+
+    async def get_postmortem(request: Request) -> Response:
+        """The draft as JSON, or as Markdown with `?format=md`."""
+        if not bearer_ok(request, token):
+            return unauthorized()
+        form = request.query_params.get("format", "json")
+        if form not in ("json", "md"):
+            return error_response(PayloadError("format must be json or md"))
+        try:
+            draft = await run_in_threadpool(deps.services.postmortems.get, int(request.path_params["id"]))
+        except BotError as exc:
+            return error_response(exc)
+        if form == "md":
+            return PlainTextResponse(markdown(draft), media_type="text/markdown; charset=utf-8")
+        return JSONResponse(draft.public())
 
     def write(
         model: type[_Body], apply: Callable[[int, Any], BaseModel]
@@ -168,7 +186,11 @@ def routes(deps: Deps) -> list[Route]:
         ),
         Route(
             "/api/incidents/{id:int}/resolve",
-            write(ResolveBody, lambda i, b: svc.resolve(i, reason=b.reason, actor=b.actor)),
+            write(
+                ResolveBody,
+                lambda i, b: svc.resolve(i, reason=b.reason, actor=b.actor, category=b.category, code=b.code),
+            ),
             methods=["POST"],
         ),
+        Route("/api/incidents/{id:int}/postmortem", get_postmortem, methods=["GET"]),
     ]

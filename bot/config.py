@@ -120,6 +120,12 @@ class SlackConfig(_Strict):
     announcements_channel: str | None = Field(
         default=None, pattern=r"^[CG][A-Z0-9]{2,}$", description="channel ID that gets a one-line notice"
     )
+    archive_after_minutes: float | None = Field(
+        default=None,
+        ge=0,
+        le=60 * 24 * 90,
+        description="archive the incident's channel this long after it is resolved; unset: never",
+    )
 
     @field_validator("channel_name")
     @classmethod

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 
 from bot.actions.approvers import Approvers, Directory
 from bot.actions.executors import Limits
@@ -25,11 +26,15 @@ from bot.incidents import IncidentService
 from bot.intake import Intake
 from bot.lifecycle import Lifecycle
 from bot.metrics import Metrics
+from bot.postmortem.service import PostmortemService
 from bot.publish import Publisher, TimelinePublisher
 from bot.settings import Settings
 from bot.store.db import Database, create_database
 from bot.triage.engine import TriageEngine
 from bot.triage.knowledge import Knowledge
+from bot.triage.runbooks import DEFAULT_DIR as RUNBOOKS_DIR
+from bot.triage.runbooks import RunbookCatalog
+from bot.triage.taxonomy import Taxonomy, default_taxonomy, load_taxonomy
 from bot.worker import Worker
 
 
@@ -41,6 +46,7 @@ class Services:
     intake: Intake
     chat: ChatStore
     actions: ActionService
+    postmortems: PostmortemService
 
 
 @dataclass
@@ -87,16 +93,41 @@ def _services(
     clock: Clock,
     *,
     on_queued: Callable[[], None] | None,
+    knowledge: Knowledge | None = None,
 ) -> Services:
-    """The services on one lifecycle; `on_queued` hears of every change that queued jobs."""
-    lifecycle = Lifecycle(job_max_attempts=settings.job_max_attempts, proposal_ttl=proposal_ttl(config))
+    """The services on one lifecycle; `on_queued` hears of every change that queued jobs. Without
+    `knowledge` (a short command), the runbooks are read only if a postmortem is drafted."""
+    minutes = config.slack.archive_after_minutes
+    lifecycle = Lifecycle(
+        job_max_attempts=settings.job_max_attempts,
+        proposal_ttl=proposal_ttl(config),
+        archive_after=timedelta(minutes=minutes) if minutes is not None else None,
+    )
     approvers = Approvers(config, _directory(settings))
+    taxonomy = knowledge.taxonomy if knowledge else _taxonomy(settings)
+    incidents = IncidentService(db, lifecycle, clock=clock, on_queued=on_queued, taxonomy=taxonomy)
+    runbooks = (lambda: knowledge.runbooks) if knowledge else _runbooks(settings, taxonomy)
     return Services(
-        incidents=IncidentService(db, lifecycle, clock=clock, on_queued=on_queued),
+        incidents=incidents,
         intake=Intake(db, config, lifecycle, clock=clock, on_queued=on_queued),
         chat=ChatStore(db, lifecycle, clock=clock),
         actions=ActionService(ProposalStore(db, lifecycle), approvers, clock=clock, on_queued=on_queued),
+        postmortems=PostmortemService(db, incidents, runbooks, clock=clock),
     )
+
+
+def _taxonomy(settings: Settings) -> Taxonomy:
+    return load_taxonomy(settings.taxonomy_file) if settings.taxonomy_file else default_taxonomy()
+
+
+def _runbooks(settings: Settings, taxonomy: Taxonomy) -> Callable[[], RunbookCatalog | None]:
+    """The runbook folder, read on first use (a short command that drafts no postmortem never reads it)."""
+
+    @cache
+    def load() -> RunbookCatalog | None:
+        return RunbookCatalog.load(settings.runbooks_dir or RUNBOOKS_DIR, taxonomy)
+
+    return load
 
 
 def proposal_ttl(config: BotConfig) -> timedelta:
@@ -149,7 +180,9 @@ def build_deps(
     knowledge = knowledge or Knowledge.from_settings(settings)
     db = create_database(settings.database_url, pool_size=settings.db_pool_size)
     worker: Worker | None = None  # built below, on these services; woken when they queue jobs
-    services = _services(settings, config, db, clock, on_queued=lambda: worker.wake() if worker else None)
+    services = _services(
+        settings, config, db, clock, on_queued=lambda: worker.wake() if worker else None, knowledge=knowledge
+    )
     engine = TriageEngine.from_settings(settings, config, db, knowledge, clock=clock)
     runner = action_runner(settings, config, services, clock)
     engine.act = runner.execute
@@ -163,6 +196,7 @@ def build_deps(
             config,
             runner,
             services.actions,
+            services.postmortems,
             clock=clock,
             lease=timedelta(seconds=settings.job_lease_seconds),
         ),

@@ -76,6 +76,8 @@ class EventKind(StrEnum):
     ACTION_FAILED = "action_failed"
     ACTION_UNDO_REQUESTED = "action_undo_requested"
     ACTION_UNDONE = "action_undone"
+    POSTMORTEM_DRAFTED = "postmortem_drafted"
+    CHANNEL_ARCHIVED = "channel_archived"
 
 
 class Frozen(BaseModel):
@@ -122,6 +124,7 @@ class Incident(Frozen):
     status: IncidentStatus
     severity: Severity
     category: Category | None
+    code: str | None = None  # the final root-cause code, set when resolved
     group_key: str | None
     service: str | None
     model: str | None

@@ -22,6 +22,7 @@ from bot.errors import NotFoundError
 from bot.incidents import IncidentService
 from bot.jobs import Job, JobKind
 from bot.lifecycle import BOT, run_label
+from bot.postmortem.service import PostmortemService
 from bot.publish import Publisher, PublishError, show_actions
 from bot.triage.engine import TriageEngine
 from bot.triage.graph import NotPending
@@ -41,6 +42,7 @@ def handlers(
     config: BotConfig,
     runner: ActionRunner,
     actions: ActionService,
+    postmortems: PostmortemService,
     *,
     clock: Clock = utc_now,
     lease: timedelta = timedelta(minutes=5),
@@ -102,6 +104,29 @@ def handlers(
             job, incident.id, "notice that every alert resolved", lambda: publisher.alerts_resolved(incident)
         )
 
+    def postmortem(job: Job) -> None:
+        """Draft (again, on a retry: the timeline may have grown) and post it with the summary."""
+        incident_id = _ids(job)[0]
+        draft = postmortems.record(incident_id)
+        where = posting(
+            job, incident_id, "postmortem draft", lambda: publisher.resolved(draft.incident, draft)
+        )
+        incidents.record_postmortem(incident_id, where=where)
+
+    def archive(job: Job) -> None:
+        """The summary and draft first (both are posted once, whichever job gets there first)."""
+        incident_id = _ids(job)[0]
+        if postmortems.drafting(incident_id):  # one job posts the draft at a time
+            raise Deferred(f"incident {incident_id}'s postmortem draft is being posted", seconds=5)
+        draft = postmortems.get(incident_id)
+        where = posting(
+            job, incident_id, "postmortem draft", lambda: publisher.resolved(draft.incident, draft)
+        )
+        incidents.record_postmortem(incident_id, where=where)
+        incident = draft.incident
+        where = posting(job, incident.id, "channel archive", lambda: publisher.archive(incident))
+        incidents.record_archive(incident.id, where=where)
+
     def refresh(incident_id: int, run: int) -> None:
         """The proposals' message shows their state; a failed edit is said, and does not undo the action."""
         try:
@@ -149,4 +174,6 @@ def handlers(
         JobKind.ALERTS_RESOLVED: alerts_resolved,
         JobKind.ACT: act,
         JobKind.EXPIRE: expire,
+        JobKind.POSTMORTEM: postmortem,
+        JobKind.ARCHIVE: archive,
     }

@@ -15,6 +15,7 @@ from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from bot.clock import Clock, utc_now
+from bot.datafile import did_you_mean
 from bot.domain import (
     ActionProposal,
     Alert,
@@ -28,10 +29,11 @@ from bot.domain import (
     TimelineEvent,
     TriageResult,
 )
-from bot.errors import InvalidTransitionError, NotFoundError
+from bot.errors import InvalidTransitionError, NotFoundError, PayloadError
 from bot.lifecycle import Lifecycle, actor_of
 from bot.store.db import Database
 from bot.store.models import ActionProposalRow, AlertRow, IncidentRow, TimelineEventRow, TriageRow
+from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, default_taxonomy
 
 
 class IncidentService:
@@ -44,10 +46,12 @@ class IncidentService:
         *,
         clock: Clock = utc_now,
         on_queued: Callable[[], None] | None = None,
+        taxonomy: Taxonomy | None = None,
     ) -> None:
         self._db = db
         self._lifecycle = lifecycle
         self._clock = clock
+        self.taxonomy = taxonomy or default_taxonomy()  # the codes a final tag may name
         self._on_queued = on_queued  # a change that queued jobs: wake the worker
 
     # -- reads ---------------------------------------------------------------------------------
@@ -85,15 +89,32 @@ class IncidentService:
         with self._db.reader() as session:
             return [Incident.model_validate(r) for r in session.scalars(stmt).all()]
 
-    def proposals(self, incident_id: int, run: int) -> Sequence[ActionProposal]:
-        """The actions a stored triage run proposed, first move first."""
+    def resolved_since(self, since: datetime) -> Sequence[Incident]:
+        """Incidents resolved at or after `since`, oldest first."""
+        stmt = (
+            select(IncidentRow)
+            .where(IncidentRow.status == IncidentStatus.RESOLVED.value, IncidentRow.resolved_at >= since)
+            .order_by(IncidentRow.resolved_at)
+        )
         with self._db.reader() as session:
-            rows = session.execute(
-                with_run()
-                .where(ActionProposalRow.incident_id == incident_id, TriageRow.run == run)
-                .order_by(ActionProposalRow.position)
-            ).all()
+            return [Incident.model_validate(r) for r in session.scalars(stmt).all()]
+
+    def proposals(self, incident_id: int, run: int | None = None) -> Sequence[ActionProposal]:
+        """The actions a stored triage run proposed, first move first (every run's, by run, without `run`)."""
+        stmt = with_run().where(ActionProposalRow.incident_id == incident_id)
+        if run is not None:
+            stmt = stmt.where(TriageRow.run == run)
+        with self._db.reader() as session:
+            rows = session.execute(stmt.order_by(TriageRow.run, ActionProposalRow.position)).all()
             return [proposal_of(row, run_no) for row, run_no in rows]
+
+    def triages(self, incident_id: int) -> Sequence[StoredTriage]:
+        """Every stored triage run of the incident, first run first."""
+        with self._db.reader() as session:
+            rows = session.scalars(
+                select(TriageRow).where(TriageRow.incident_id == incident_id).order_by(TriageRow.run)
+            ).all()
+            return [_stored(row) for row in rows]
 
     def triage(self, incident_id: int, run: int | None = None) -> StoredTriage | None:
         """One stored triage run (the latest when `run` is None), or None when not stored yet."""
@@ -163,11 +184,47 @@ class IncidentService:
             event = self._lifecycle.add_note(session, row, text, actor=actor, now=now)
         return TimelineEvent.model_validate(event)
 
-    def resolve(self, incident_id: int, *, reason: str, actor: str) -> Incident:
+    def resolve(
+        self,
+        incident_id: int,
+        *,
+        reason: str,
+        actor: str,
+        category: Category | None = None,
+        code: str | None = None,
+    ) -> Incident:
+        """Close the incident with its final tag: a code settles the category (PayloadError when
+        they disagree or the code is unknown); the postmortem draft is queued."""
         actor = actor_of(actor)
+        category, code = self.final_tag(category, code)
         with self._change(incident_id) as (session, row, now):
-            self._lifecycle.resolve(session, row, reason=reason, actor=actor, now=now)
+            self._lifecycle.resolve(
+                session, row, reason=reason, actor=actor, now=now, category=category, code=code
+            )
+        self._queued()
         return Incident.model_validate(row)
+
+    def codes(self) -> Sequence[tuple[str, str, str]]:
+        """(code, meaning, category) of every code a final tag may name, by category then code."""
+        rows = [(c, m, self.taxonomy.category_of(c).value) for c, m in self.taxonomy.codes.items()]
+        return sorted(rows, key=lambda r: (r[2], r[0]))
+
+    def final_tag(self, category: Category | None, code: str | None) -> tuple[Category | None, str | None]:
+        """The canonical code and the category it belongs to, checked against the taxonomy."""
+        if code is None or not code.strip():
+            return category, None
+        word = code.strip().upper()
+        try:
+            canonical = self.taxonomy.resolve(word)
+        except KeyError:
+            hint = did_you_mean(word, self.taxonomy.known())
+            raise PayloadError(f"{word} is not a code of the taxonomy{hint}") from None
+        if canonical == UNATTRIBUTED:
+            raise PayloadError(f"the final code names the cause: {UNATTRIBUTED} is not one")
+        belongs = self.taxonomy.category_of(canonical)
+        if category is not None and category != belongs:
+            raise PayloadError(f"{canonical} is a {belongs.value} code, not {category.value}")
+        return belongs, canonical
 
     def request_triage(self, incident_id: int, *, actor: str) -> int:
         """Queue a new triage run of the incident; returns the run's number."""
@@ -211,6 +268,15 @@ class IncidentService:
         """A stored run was posted (`where` says where); False when it was posted already."""
         with self._change(incident_id) as (session, row, now):
             return self._lifecycle.triage_posted(session, row, run, now=now, where=where)
+
+    def record_postmortem(self, incident_id: int, *, where: str) -> None:
+        """The postmortem draft was posted (`where` says where)."""
+        with self._change(incident_id) as (session, row, now):
+            self._lifecycle.postmortem_drafted(session, row, now=now, where=where)
+
+    def record_archive(self, incident_id: int, *, where: str) -> None:
+        with self._change(incident_id) as (session, row, now):
+            self._lifecycle.channel_archived(session, row, now=now, where=where)
 
     # -- helpers -------------------------------------------------------------------------------
     def _queued(self) -> None:
@@ -265,8 +331,10 @@ def _triage(session: Session, incident_id: int, run: int | None) -> StoredTriage
     stmt = select(TriageRow).where(TriageRow.incident_id == incident_id)
     stmt = stmt.where(TriageRow.run == run) if run is not None else stmt.order_by(TriageRow.run.desc())
     row = session.scalars(stmt.limit(1)).first()
-    if row is None:
-        return None
+    return _stored(row) if row is not None else None
+
+
+def _stored(row: TriageRow) -> StoredTriage:
     return StoredTriage(
         incident_id=row.incident_id,
         run=row.run,

@@ -29,6 +29,8 @@ class JobKind(StrEnum):
     ALERTS_RESOLVED = "incident.alerts_resolved"  # every alert resolved: ask a human to resolve
     ACT = "incident.act"  # an approved decision: resume the run's paused triage, which executes it
     EXPIRE = "incident.expire_proposal"  # a proposal's time is up: expire it if undecided, say so
+    POSTMORTEM = "incident.postmortem"  # resolved: draft the postmortem, post it with the summary
+    ARCHIVE = "incident.archive_channel"  # some time after resolve: archive the incident's channel
 
 
 QUEUED = "queued"

@@ -1,5 +1,5 @@
 """Where an incident's posts go: the announcement, the triage's progress, each triage run, the
-notice that every alert resolved.
+notice that every alert resolved, the resolution with its postmortem draft, the archived channel.
 
 The seam the Slack surface implements; without Slack the posts stay on the incident's timeline,
 so an incident is complete and auditable either way. A publisher raises PublishError when a post
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot.announce import Announcement
 from bot.domain import Incident, StoredTriage
 from bot.errors import BotError
+from bot.postmortem.model import Postmortem
 from bot.triage.progress import Progress
 
 if TYPE_CHECKING:
@@ -33,6 +34,14 @@ class Publisher(Protocol):
     def post_triage(self, incident: Incident, triage: StoredTriage) -> str: ...
 
     def alerts_resolved(self, incident: Incident) -> str: ...
+
+    def resolved(self, incident: Incident, postmortem: Postmortem) -> str:
+        """The summary of a resolved incident, with its postmortem draft."""
+        ...
+
+    def archive(self, incident: Incident) -> str:
+        """Archive the incident's channel (some time after resolve)."""
+        ...
 
     def actions_changed(self, incident: Incident, triage: StoredTriage) -> None:
         """A proposal of a posted triage changed state: show it where the triage was posted."""
@@ -55,6 +64,12 @@ class TimelinePublisher:
 
     def alerts_resolved(self, incident: Incident) -> str:
         return self.WHERE
+
+    def resolved(self, incident: Incident, postmortem: Postmortem) -> str:
+        return self.WHERE
+
+    def archive(self, incident: Incident) -> str:
+        return "nowhere (Slack is not configured)"
 
     def actions_changed(self, incident: Incident, triage: StoredTriage) -> None:
         return None  # the timeline entries are the record

@@ -39,7 +39,7 @@ def incident_detail(detail: IncidentDetail) -> str:
         f"Incident {i.id}: {i.title}",
         f"  status     {i.status.value}",
         f"  severity   {i.severity.value}",
-        f"  category   {i.category.value if i.category else '-'}",
+        f"  category   {i.category.value if i.category else '-'}" + (f"   code {i.code}" if i.code else ""),
         f"  service    {i.service or '-'}   model {i.model or '-'}   namespace {i.namespace or '-'}",
         f"  started    {_ts(i.started_at)}   opened {_ts(i.opened_at)}",
     ]

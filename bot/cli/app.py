@@ -20,11 +20,13 @@ db_app = typer.Typer(no_args_is_help=True, help="Database schema.")
 config_app = typer.Typer(no_args_is_help=True, help="Configuration file.")
 sandbox_app = typer.Typer(no_args_is_help=True, help="Scenario packs served through the real protocols.")
 actions_app = typer.Typer(no_args_is_help=True, help="Proposed actions: list, approve, reject, undo.")
+runbooks_app = typer.Typer(no_args_is_help=True, help="Runbooks: check a folder before the bot loads it.")
 app.add_typer(incidents_app, name="incidents")
 app.add_typer(actions_app, name="actions")
 app.add_typer(db_app, name="db")
 app.add_typer(config_app, name="config")
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(runbooks_app, name="runbooks")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 Actor = Annotated[str, typer.Option("--actor", help="Who makes the change (recorded on the timeline).")]

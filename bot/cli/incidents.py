@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -112,6 +114,81 @@ def incidents_resolve(
     incident_id: int,
     actor: Actor,
     reason: Annotated[str, typer.Option(help="Why it is resolved.")],
+    category: Annotated[Category | None, typer.Option(help="Final category (a code settles it).")] = None,
+    code: Annotated[str | None, typer.Option(help="Final root-cause code of the taxonomy.")] = None,
 ) -> None:
-    """Resolve an incident with a reason."""
-    _apply(lambda s: s.resolve(incident_id, reason=reason, actor=actor), f"incident {incident_id} resolved")
+    """Resolve an incident with a reason and its final tag; the worker drafts the postmortem."""
+    _apply(
+        lambda s: s.resolve(incident_id, reason=reason, actor=actor, category=category, code=code),
+        lambda i: (
+            f"incident {incident_id} resolved"
+            + (
+                f" as {getattr(i, 'category', None)} / {getattr(i, 'code', None)}"
+                if getattr(i, "code", None)
+                else ""
+            )
+        ),
+    )
+
+
+class Format(StrEnum):
+    MD = "md"
+    JSON = "json"
+
+
+@incidents_app.command("postmortem")
+def incidents_postmortem(
+    incident_id: int,
+    form: Annotated[Format, typer.Option("--format", help="Markdown or JSON.")] = Format.MD,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")] = None,
+) -> None:
+    """Print a resolved incident's postmortem draft (rebuilt when its timeline grew since)."""
+    from bot.postmortem.render import markdown
+
+    try:
+        draft = services().postmortems.get(incident_id)
+    except BotError as exc:
+        fail(exc)
+    text = markdown(draft) if form is Format.MD else json.dumps(draft.public(), indent=2) + "\n"
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    output.write_text(text, encoding="utf-8")
+    typer.echo(f"postmortem draft of incident {incident_id} written to {output}")
+
+
+@incidents_app.command("export-pack")
+def incidents_export_pack(
+    incident_id: int,
+    directory: Annotated[Path, typer.Argument(help="Where to write the pack (new, or an empty directory).")],
+) -> None:
+    """Export an incident as a scenario pack, read from the live backends over its window (redacted).
+
+    A backend that is not configured or fails leaves its file out, as printed; the pack is usable
+    (exit 0) as long as alert.json and scenario.yaml are written."""
+    from bot.cli.app import settings
+    from bot.config import load_config
+    from bot.errors import ConfigError
+    from bot.packs.export import export_pack
+    from tools.signals import DEFAULT_CATALOG, load_catalog
+    from tools.yamlpos import DataFileError
+
+    loaded = settings()
+    try:
+        config = load_config(loaded.incident_bot_config)
+        try:
+            catalog = load_catalog(loaded.signals_file or DEFAULT_CATALOG)
+        except DataFileError as exc:
+            raise ConfigError(exc.message) from exc
+        report = export_pack(
+            incident_id, directory, settings=loaded, config=config, services=services(), catalog=catalog
+        )
+    except BotError as exc:
+        fail(exc)
+    typer.echo(f"incident {incident_id} exported to {report.root}")
+    for name in report.written:
+        typer.echo(f"  wrote {name}")
+    for name, why in report.left_out.items():
+        typer.echo(f"  left out {name}: {why}")
+    for note in report.notes:
+        typer.echo(f"  note: {note}")

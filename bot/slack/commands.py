@@ -7,6 +7,7 @@ lands on the timeline with the Slack user as its actor.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.deps import Services
@@ -15,6 +16,7 @@ from bot.errors import BotError
 from bot.slack.blocks.notices import HELP, status_text, timeline_text
 from bot.slack.blocks.text import escape
 
+CODE = re.compile(r"[A-Z]{2,5}_[A-Z0-9_]+")
 IN_CHANNEL = {"status", "triage", "tag", "severity", "ack", "note", "timeline", "resolve"}
 
 
@@ -96,8 +98,21 @@ def _in_channel(verb: str, rest: str, incident_id: int, actor: str, services: Se
             return "Say what to note: `/incident note <text>`."
         incidents.add_note(incident_id, rest, actor=actor)
         return "Noted on the timeline."
-    # resolve
-    if not rest:
-        return "Say why it is resolved: `/incident resolve <reason>`."
-    incidents.resolve(incident_id, reason=rest, actor=actor)
-    return f"Incident {incident_id} resolved."
+    # resolve [CODE | category] <reason>
+    category, code, reason = _final_tag(rest)
+    if not reason:
+        return "Say why it is resolved: `/incident resolve [CODE] <reason>`, e.g. `resolve ENG_KV_CACHE surge over`."
+    resolved = incidents.resolve(incident_id, reason=reason, actor=actor, category=category, code=code)
+    tag = f" as `{resolved.category}` / `{resolved.code}`" if resolved.code else ""
+    return f"Incident {incident_id} resolved{tag}: the summary and the postmortem draft follow here."
+
+
+def _final_tag(rest: str) -> tuple[Category | None, str | None, str]:
+    """A leading code or category of `resolve`, and the reason after it."""
+    word, _, after = rest.partition(" ")
+    if CODE.fullmatch(word):  # an unknown one is refused by the service, with a did-you-mean
+        return None, word, after.strip()
+    category = _enum_value(word, Category)
+    if category is not None:
+        return Category(category), None, after.strip()
+    return None, None, rest

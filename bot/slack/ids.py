@@ -25,6 +25,10 @@ class BlockId(StrEnum):
     """`block_id` of input blocks whose values a submission reads."""
 
     REASON = "reason"
+    CATEGORY = "final-category"
+    CODE = "final-code"
 
 
 REASON_ACTION = "reason-input"
+CATEGORY_ACTION = "final-category-select"
+CODE_ACTION = "final-code-select"

@@ -1,5 +1,6 @@
 """The Slack publisher: the incident channel and its announcement, the triage's progress message
-that becomes the triage post, the chart in its thread, the notice that every alert resolved.
+that becomes the triage post, the chart in its thread, the notice that every alert resolved, the
+resolution summary with the postmortem draft in its thread, and the channel archived.
 
 Runs in the worker's threads with the sync Web API client. Every post is recorded by purpose, so
 a retried job edits what it posted instead of posting it again; a refused call becomes a
@@ -12,18 +13,23 @@ import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 
 from bot.announce import Announcement
 from bot.chatstore import ChatStore
 from bot.config import BotConfig
 from bot.domain import ChatChannel, Incident, StoredTriage
 from bot.incidents import IncidentService
+from bot.postmortem.model import Postmortem
+from bot.postmortem.render import markdown
 from bot.promql import split_threshold
 from bot.publish import PublishError
 from bot.slack.blocks.notices import resolved_blocks
 from bot.slack.blocks.progress import ProgressView
+from bot.slack.blocks.resolution import summary_blocks, summary_text
 from bot.slack.blocks.triage import triage_blocks, triage_text
 from bot.slack.channels import ChannelSetup
 from bot.slack.charts import Chart, Mark, render
@@ -127,6 +133,52 @@ class SlackPublisher:
             raise failed(exc, "chat.postMessage") from exc
         return f"in Slack channel #{channel.name}"
 
+    def resolved(self, incident: Incident, postmortem: Postmortem) -> str:
+        """The summary, then the draft as a Markdown file in its thread; a retry posts only what is missing."""
+        channel = self._channel(incident)
+        assert channel.channel_id is not None
+        cid, posted = channel.channel_id, self._store.message(incident.id, "resolution")
+        try:
+            if posted is None:
+                self._pacer.wait(cid)
+                answer = self._client.chat_postMessage(
+                    channel=cid,
+                    text=summary_text(postmortem),
+                    blocks=summary_blocks(postmortem),
+                    unfurl_links=False,
+                )
+                ts = str(answer["ts"])
+                self._store.record_message(incident.id, "resolution", channel_id=cid, ts=ts)
+            else:
+                ts = posted.ts
+            if self._store.message(incident.id, "postmortem") is None:
+                self._pacer.wait(cid)
+                uploaded = self._client.files_upload_v2(
+                    channel=cid,
+                    thread_ts=ts,
+                    content=markdown(postmortem),
+                    filename=f"incident-{incident.id}-postmortem.md",
+                    title=f"Postmortem draft: incident {incident.id}",
+                )
+                self._store.record_message(incident.id, "postmortem", channel_id=cid, ts=_file_id(uploaded))
+        except SLACK_FAULTS as exc:
+            raise failed(
+                exc, "chat.postMessage" if posted is None else "files.completeUploadExternal"
+            ) from exc
+        return f"in Slack channel #{channel.name} (message {ts})"
+
+    def archive(self, incident: Incident) -> str:
+        channel = self._channel(incident)
+        assert channel.channel_id is not None
+        try:
+            self._client.conversations_archive(channel=channel.channel_id)
+        except SlackApiError as exc:
+            if (exc.response or {}).get("error") != "already_archived":  # a human was quicker: done
+                raise failed(exc, "conversations.archive") from exc
+        except OSError as exc:
+            raise failed(exc, "conversations.archive") from exc
+        return f"in Slack (#{channel.name})"
+
     # -- helpers -------------------------------------------------------------------------------
     def _channel(self, incident: Incident) -> ChatChannel:
         channel = self._store.channel(incident.id)
@@ -162,10 +214,9 @@ class SlackPublisher:
             )
         except SLACK_FAULTS as exc:
             raise failed(exc, "files.completeUploadExternal") from exc
-        file_id = str(
-            (uploaded.get("file") or {}).get("id") or (uploaded.get("files") or [{}])[0].get("id", "")
+        self._store.record_message(
+            incident.id, "chart", channel_id=channel, ts=_file_id(uploaded), run=triage.run
         )
-        self._store.record_message(incident.id, "chart", channel_id=channel, ts=file_id, run=triage.run)
 
     def _chart(self, incident: Incident, triage: StoredTriage) -> Chart | None:
         result = triage.result
@@ -187,6 +238,11 @@ class SlackPublisher:
         return Chart(
             title=incident.alertname or incident.title, series=series, threshold=threshold, marks=marks
         )
+
+
+def _file_id(uploaded: Any) -> str:
+    """The uploaded file's ID from a files upload v2 answer."""
+    return str((uploaded.get("file") or {}).get("id") or (uploaded.get("files") or [{}])[0].get("id", ""))
 
 
 def _time(value: object) -> datetime | None:

@@ -7,6 +7,7 @@ METHOD_SCOPES: dict[str, str] = {
     "conversations_invite": "channels:manage",
     "conversations_setTopic": "channels:manage",
     "conversations_setPurpose": "channels:manage",
+    "conversations_archive": "channels:manage",
     "users_conversations": "channels:read",
     "chat_postMessage": "chat:write",
     "chat_update": "chat:write",

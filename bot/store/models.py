@@ -46,6 +46,7 @@ class IncidentRow(Base):
     status: Mapped[str] = mapped_column(String(20), index=True)
     severity: Mapped[str] = mapped_column(String(20))
     category: Mapped[str | None] = mapped_column(String(40))
+    code: Mapped[str | None] = mapped_column(String(60))  # the final root-cause code, set at resolve
     group_key: Mapped[str | None] = mapped_column(Text)
     group_hash: Mapped[str | None] = mapped_column(String(64))
     receiver: Mapped[str | None] = mapped_column(String(200))
@@ -180,6 +181,18 @@ class ActionExecutionRow(Base):
 
     # One row per phase (apply, undo): a retried execution finds its plan instead of making another.
     __table_args__ = (UniqueConstraint("proposal_id", "phase", name="uq_action_executions_phase"),)
+
+
+class PostmortemRow(Base):
+    """The postmortem draft of a resolved incident, as built from its timeline (`events` of them)."""
+
+    __tablename__ = "postmortems"
+
+    incident_id: Mapped[int] = mapped_column(ForeignKey("incidents.id", ondelete="CASCADE"), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    events: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    draft: Mapped[dict[str, Any]] = mapped_column(JsonColumn, default=dict)
 
 
 class ChatChannelRow(Base):

@@ -97,19 +97,31 @@ def kube_client(settings: Settings, *, token: str | None = None) -> Any:
     if settings.kubernetes_api_url:
         given = settings.kubernetes_token.get_secret_value() if settings.kubernetes_token else None
         return api_client(settings.kubernetes_api_url, token=token or given)
-    from kubernetes import config
+    from kubernetes import client, config
 
+    configuration = client.Configuration()
     if settings.kubeconfig is not None:
         try:
-            return config.new_client_from_config(config_file=str(settings.kubeconfig))  # type: ignore[no-untyped-call]
+            config.load_kube_config(config_file=str(settings.kubeconfig), client_configuration=configuration)  # type: ignore[no-untyped-call]
         except (config.ConfigException, OSError) as exc:
             raise ConfigError(f"KUBECONFIG {settings.kubeconfig}: {exc}") from exc
+        return client.ApiClient(_with_token(configuration, token))
     if not settings.kubernetes_in_cluster:
         return None
     try:
-        config.load_incluster_config()  # type: ignore[no-untyped-call]
+        # With a token of its own (the actions' account), the pod's token is neither used nor refreshed.
+        config.load_incluster_config(client_configuration=configuration, try_refresh_token=token is None)  # type: ignore[no-untyped-call]
     except config.ConfigException:
         return None
-    from kubernetes import client
+    return client.ApiClient(_with_token(configuration, token))
 
-    return client.ApiClient()
+
+def _with_token(configuration: Any, token: str | None) -> Any:
+    """The configuration authenticating with `token` instead of what it was loaded with."""
+    if token:
+        configuration.api_key = {"BearerToken": f"Bearer {token}"}
+        configuration.api_key_prefix = {}
+        configuration.refresh_api_key_hook = None
+        configuration.username = configuration.password = None
+        configuration.cert_file = configuration.key_file = None
+    return configuration

@@ -8,7 +8,9 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+from bot import shipped
+
+PROMPTS = shipped.PROMPTS  # the top-level prompts/, or the wheel's copy
 
 
 def environment(folder: Path = PROMPTS) -> Environment:

@@ -4,8 +4,10 @@ bot is, and which of the tools' and actions' verbs the cluster would refuse."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+import yaml
 
 from bot.config import BotConfig, Service
 from bot.doctor.kube import check_kubernetes
@@ -15,6 +17,8 @@ from bot.sandbox.kubernetes.apis import AccessPolicy, AccessRule, ServedApis, na
 from bot.sandbox.pack import Pack
 from bot.sandbox.server import ServerThread
 from bot.settings import Settings
+from bot.triage.backends import kube_client
+from tools.kube_access import Identity, whoami
 
 READER = "system:serviceaccount:incident-bot:incident-bot"
 WRITER = "system:serviceaccount:incident-bot:incident-bot-actions"
@@ -109,3 +113,27 @@ def test_which_route_and_event_apis_the_cluster_serves(
     standin.close()
     texts = [f.text for f in report.findings]
     assert routes in texts and events in texts, texts
+
+
+def kubeconfig(folder: Path, url: str, token: str) -> Path:
+    path = folder / "kubeconfig"
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "c", "cluster": {"server": url}}],
+        "users": [{"name": "u", "user": {"token": token}}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+        "current-context": "x",
+    }
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_the_actions_token_replaces_the_kubeconfig_user(url: str, tmp_path: Path) -> None:
+    """A bot reading through a kubeconfig (or its pod's account) writes as the actions' account
+    when it has that token: the triage's reads never carry write access."""
+    settings = Settings(kubeconfig=kubeconfig(tmp_path, url, "read"), kubernetes_actions_token="write")
+    reader = whoami(kube_client(settings), timeout=5)
+    writer = whoami(kube_client(settings, token="write"), timeout=5)
+    assert isinstance(reader, Identity) and reader.username == READER
+    assert isinstance(writer, Identity) and writer.username == WRITER

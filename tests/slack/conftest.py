@@ -171,7 +171,11 @@ def running_bot(
     )
     settings = replay_settings(sandbox, database_url, slack=True, **(own | overrides))
     config = (
-        config.model_copy(update={"slack": SlackConfig(announcements_channel=notices.id)}) if config else None
+        config.model_copy(
+            update={"slack": config.slack.model_copy(update={"announcements_channel": notices.id})}
+        )
+        if config
+        else None
     )
     deps = build_deps(settings, config=config or slack_config(notices.id))
     deps.db.upgrade()

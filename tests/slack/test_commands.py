@@ -45,7 +45,8 @@ def test_every_change_lands_on_the_timeline_with_the_slack_user(deps: Deps, inci
     )
     assert say(deps, "note cordoned by hand", user="U0CAROL") == "Noted on the timeline."
     assert say(deps, "triage", user="U0DAVE") == "Triage run 2 queued: it posts here when done."
-    assert say(deps, "resolve card replaced", user="U0BOB") == f"Incident {incident_id} resolved."
+    said = say(deps, "resolve card replaced", user="U0BOB")
+    assert said == f"Incident {incident_id} resolved: the summary and the postmortem draft follow here."
     events = [(e.actor, e.kind.value, e.text) for e in deps.services.incidents.get(incident_id).timeline]
     assert [e for e in events if e[0] not in ("U0ANA", "incident-bot")] == [
         ("U0BOB", "acknowledged", "acknowledged by U0BOB"),

@@ -105,11 +105,12 @@ def test_every_subcommand_in_the_incident_channel(slack_bot: SlackBot) -> None:
     assert "drained pool b by hand" in timeline and "acknowledged" in timeline
 
     assert (
-        reply(slack_bot, "resolve", channel=here) == "Say why it is resolved: `/incident resolve <reason>`."
+        reply(slack_bot, "resolve", channel=here)
+        == "Say why it is resolved: `/incident resolve [CODE] <reason>`, e.g. `resolve ENG_KV_CACHE surge over`."
     )
     assert (
         reply(slack_bot, "resolve nodes replaced, pool b back", channel=here, user="U0CAROL")
-        == f"Incident {incident_id} resolved."
+        == f"Incident {incident_id} resolved: the summary and the postmortem draft follow here."
     )
     assert "resolved" in reply(slack_bot, "status", channel=here)
     # A change the lifecycle refuses is an ephemeral warning, not a failed command.

@@ -71,7 +71,7 @@ def action(kind: str, target: str) -> str:
         ),
         ("id: x\ntitle: t\nmatches: {}\n", "at least one code or category"),
         ("id: y\ntitle: t\nmatches: {codes: [ENG_KV_CACHE]}\n", "x.md:2: id: 'y' must equal the file name"),
-        ("id: x\ntitle: [unclosed\n", "x.md:3: front matter is not valid YAML"),
+        ("id: x\ntitle: [unclosed\n", "x.md:3: front matter: not valid YAML"),
     ],
 )
 def test_invalid_front_matter_names_file_line_field(tmp_path: Path, front: str, expected: str) -> None:

@@ -59,6 +59,7 @@ NEEDED_SCOPES = MappingProxyType(
         "conversations.invite": "channels:manage",
         "conversations.setTopic": "channels:manage",
         "conversations.setPurpose": "channels:manage",
+        "conversations.archive": "channels:manage",
         "users.conversations": "channels:read",
         "chat.postMessage": "chat:write",
         "chat.update": "chat:write",

@@ -11,21 +11,24 @@ from slack_sdk.models.blocks import (
     ButtonElement,
     InputBlock,
     MarkdownTextObject,
+    Option,
+    OptionGroup,
     PlainTextInputElement,
     SectionBlock,
+    StaticSelectElement,
 )
 from slack_sdk.models.views import View
 
-from bot.domain import Incident, StoredTriage, TimelineEvent
-from bot.slack.blocks.text import SECTION, cut, escape, when
-from bot.slack.ids import REASON_ACTION, ActionId, BlockId, CallbackId
+from bot.domain import Category, Incident, StoredTriage, TimelineEvent
+from bot.slack.blocks.text import BUTTON, SECTION, cut, escape, when
+from bot.slack.ids import CATEGORY_ACTION, CODE_ACTION, REASON_ACTION, ActionId, BlockId, CallbackId
 
 HELP = """*`/incident` commands*
 • `new <title> [critical|major|minor|info]` declare an incident (it gets its own channel)
 • `status` where the incident stands · `timeline` its last events
 • `triage` run the triage again · `ack` acknowledge · `note <text>` add to the timeline
 • `tag <category> [reason]` set the category (infrastructure, model_config, inference_engine, operational)
-• `severity <critical|major|minor|info>` · `resolve <reason>` · `help` this list
+• `severity <critical|major|minor|info>` · `resolve [CODE] <reason>` · `help` this list
 All but `new` and `help` work in an incident's channel."""
 
 
@@ -50,8 +53,62 @@ def resolved_blocks(incident: Incident) -> list[Block]:
     ]
 
 
-def resolve_modal(incident: Incident, *, channel_id: str) -> View:
-    """Asks for the reason; the submission carries the incident and the channel in its metadata."""
+def _option(value: str, text: str) -> Option:
+    return Option(value=value, text=cut(text, BUTTON))
+
+
+def _code_select(codes: Sequence[tuple[str, str, str]], initial: str | None) -> StaticSelectElement:
+    """Every code of the taxonomy, grouped by its category, the triage's code chosen to start with."""
+    groups: dict[str, list[Option]] = {}
+    chosen = None
+    for code, meaning, category in codes:
+        option = _option(code, f"{code}: {meaning}")
+        groups.setdefault(category, []).append(option)
+        chosen = option if code == initial else chosen
+    return StaticSelectElement(
+        action_id=CODE_ACTION,
+        placeholder="The root cause, as a code of the taxonomy",
+        option_groups=[OptionGroup(label=c, options=o) for c, o in groups.items()],
+        initial_option=chosen,
+    )
+
+
+def resolve_modal(
+    incident: Incident,
+    *,
+    channel_id: str,
+    codes: Sequence[tuple[str, str, str]] = (),
+    triage: StoredTriage | None = None,
+) -> View:
+    """Asks for the reason and the final tag (category, code: `codes` as (code, meaning, category)),
+    started from the triage's; the submission carries the incident and the channel in its metadata."""
+    said = triage.result if triage else None
+    category = incident.category or (said.category if said else None)
+    categories = [_option(c.value, c.value) for c in Category]
+    code_initial = incident.code or (said.code if said else None)
+    tag_blocks: list[Block] = [
+        InputBlock(
+            block_id=BlockId.CATEGORY.value,
+            label="Final category",
+            optional=True,
+            element=StaticSelectElement(
+                action_id=CATEGORY_ACTION,
+                placeholder="The layer that failed first",
+                options=categories,
+                initial_option=next((o for o in categories if category and o.value == category.value), None),
+            ),
+        )
+    ]
+    if codes:
+        tag_blocks.append(
+            InputBlock(
+                block_id=BlockId.CODE.value,
+                label="Final code",
+                optional=True,
+                hint="It settles the category; the triage is scored against it.",
+                element=_code_select(codes, code_initial),
+            )
+        )
     return View(
         type="modal",
         callback_id=CallbackId.RESOLVE.value,
@@ -70,6 +127,7 @@ def resolve_modal(incident: Incident, *, channel_id: str) -> View:
                 label="Why is it resolved?",
                 element=PlainTextInputElement(action_id=REASON_ACTION, multiline=True, max_length=3000),
             ),
+            *tag_blocks,
         ],
     )
 

@@ -71,13 +71,14 @@ def register(app: AsyncApp, services: Services, publisher: Publisher | None = No
         ack: AsyncAck, body: dict[str, Any], action: dict[str, Any], client: AsyncWebClient
     ) -> None:
         await ack()
-        incident = (await asyncio.to_thread(services.incidents.get, int(action["value"]))).incident
+        incidents = services.incidents
+        incident = (await asyncio.to_thread(incidents.get, int(action["value"]))).incident
+        triage = await asyncio.to_thread(incidents.triage, incident.id, 1)
         channel = str(
             (body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id")
         )
-        await client.views_open(
-            trigger_id=body["trigger_id"], view=resolve_modal(incident, channel_id=channel)
-        )
+        view = resolve_modal(incident, channel_id=channel, codes=incidents.codes(), triage=triage)
+        await client.views_open(trigger_id=body["trigger_id"], view=view)
 
     @app.action(ActionId.LINK.value)
     async def link(ack: AsyncAck) -> None:

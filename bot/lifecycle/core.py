@@ -8,75 +8,23 @@ only once both it and the announcement it belongs under exist, whichever finishe
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bot.domain import Category, EventKind, IncidentStatus, Severity, TriageResult
-from bot.errors import InvalidTransitionError, NotFoundError
+from bot.domain import EventKind, IncidentStatus, TriageResult
+from bot.errors import NotFoundError
 from bot.jobs import JobKind, enqueue
+from bot.lifecycle.base import BOT, not_resolved, run_label
+from bot.lifecycle.responders import Responders
 from bot.store.models import ACTIVE, ActionProposalRow, IncidentRow, TimelineEventRow, TriageRow
 from bot.store.upsert import insert_for
 
-BOT = "incident-bot"
-MAX_NOTE = 4000
 
-
-def actor_of(actor: str) -> str:
-    """Who makes a change; every change needs one."""
-    actor = actor.strip()
-    if not actor:
-        raise InvalidTransitionError("every change needs an actor (who is doing this?)")
-    return actor[:200]
-
-
-class Lifecycle:
-    """The transitions; `job_max_attempts` bounds the retries of every job they enqueue."""
-
-    def __init__(self, *, job_max_attempts: int = 5, proposal_ttl: timedelta = timedelta(minutes=30)) -> None:
-        self._attempts = job_max_attempts
-        self._proposal_ttl = proposal_ttl  # how long a proposed action can be approved
-
-    # -- the timeline and the queue ------------------------------------------------------------
-    @staticmethod
-    def event(
-        session: Session,
-        incident_id: int,
-        at: datetime,
-        actor: str,
-        kind: EventKind,
-        text: str,
-        data: dict[str, Any] | None = None,
-    ) -> TimelineEventRow:
-        """One timeline entry: at `at`, `actor` did `kind`, in words and in data."""
-        event = TimelineEventRow(
-            incident_id=incident_id, at=at, actor=actor, kind=kind.value, text=text, data=data or {}
-        )
-        session.add(event)
-        return event
-
-    def act_job(
-        self, session: Session, ids: tuple[int, int], phase: str, now: datetime, at: datetime | None = None
-    ) -> None:
-        """Queue a decision's execution (phase apply or undo), or the expiry check (phase expire, at `at`)."""
-        kind, (incident_id, proposal_id) = JobKind.EXPIRE if phase == "expire" else JobKind.ACT, ids
-        payload = {"incident_id": incident_id, "proposal_id": proposal_id, "phase": phase}
-        key, attempts = f"{kind.value}:{proposal_id}:{phase}", self._attempts
-        enqueue(
-            session, kind=kind, payload=payload, now=now, dedup_key=key, max_attempts=attempts, run_after=at
-        )
-
-    def _job(
-        self, session: Session, kind: JobKind, incident_id: int, now: datetime, run: int | None = None
-    ) -> None:
-        payload: dict[str, Any] = {"incident_id": incident_id}
-        key = f"{kind.value}:{incident_id}"
-        if run is not None:
-            payload["run"] = run
-            key += f":{run}"
-        enqueue(session, kind=kind, payload=payload, now=now, dedup_key=key, max_attempts=self._attempts)
+class Lifecycle(Responders):
+    """Every transition: opening, alerts, announcement and triage here, the responders' in `Responders`."""
 
     def _opened(
         self, session: Session, row: IncidentRow, *, actor: str, text: str, data: dict[str, Any]
@@ -226,7 +174,7 @@ class Lifecycle:
 
         Not after resolution: a run reads the backends as of now, which is no longer the incident.
         """
-        _not_resolved(row)
+        not_resolved(row)
         return self._start_triage(session, row, actor=actor, now=now, first=False)
 
     def _start_triage(
@@ -327,72 +275,3 @@ class Lifecycle:
         return True
 
     # -- what responders do --------------------------------------------------------------------
-    def acknowledge(self, session: Session, row: IncidentRow, *, actor: str, now: datetime) -> None:
-        if row.status != IncidentStatus.OPEN.value:
-            raise InvalidTransitionError(f"incident {row.id} is {row.status}, not open")
-        row.status = IncidentStatus.ACKNOWLEDGED.value
-        row.acknowledged_at, row.acknowledged_by = now, actor
-        self.event(session, row.id, now, actor, EventKind.ACKNOWLEDGED, f"acknowledged by {actor}")
-
-    def set_severity(
-        self, session: Session, row: IncidentRow, severity: Severity, *, actor: str, now: datetime
-    ) -> None:
-        _not_resolved(row)
-        old = row.severity
-        if old == severity.value:
-            return
-        row.severity = severity.value
-        text = f"severity {old} → {severity.value}"
-        self.event(
-            session, row.id, now, actor, EventKind.SEVERITY_CHANGED, text, {"from": old, "to": severity.value}
-        )
-
-    def tag_category(
-        self,
-        session: Session,
-        row: IncidentRow,
-        category: Category,
-        *,
-        actor: str,
-        now: datetime,
-        reason: str | None = None,
-    ) -> None:
-        """Allowed after resolution too: the final tag is often set then. The reason says why a
-        responder overrides the triage's tag."""
-        old = row.category
-        row.category = category.value
-        why = f": {reason.strip()[:500]}" if reason and reason.strip() else ""
-        text = f"category {old or 'untagged'} → {category.value}{why}"
-        data = {"from": old, "to": category.value, "reason": reason.strip() if reason else None}
-        self.event(session, row.id, now, actor, EventKind.CATEGORY_TAGGED, text, data)
-
-    def add_note(
-        self, session: Session, row: IncidentRow, text: str, *, actor: str, now: datetime
-    ) -> TimelineEventRow:
-        text = text.strip()
-        if not text:
-            raise InvalidTransitionError("a note cannot be empty")
-        if len(text) > MAX_NOTE:
-            raise InvalidTransitionError(f"a note is limited to {MAX_NOTE} characters")
-        event = self.event(session, row.id, now, actor, EventKind.NOTE, text)
-        session.flush()
-        return event
-
-    def resolve(self, session: Session, row: IncidentRow, *, reason: str, actor: str, now: datetime) -> None:
-        reason = reason.strip()
-        if not reason:
-            raise InvalidTransitionError("resolving needs a reason")
-        _not_resolved(row)
-        row.status = IncidentStatus.RESOLVED.value
-        row.resolved_at, row.resolved_by, row.resolution = now, actor, reason[:4000]
-        self.event(session, row.id, now, actor, EventKind.RESOLVED, f"resolved by {actor}: {reason}")
-
-
-def run_label(run: int) -> str:
-    """How the timeline names a triage run: the first is just "triage"."""
-    return "triage" if run == 1 else f"triage run {run}"
-
-
-def _not_resolved(row: IncidentRow) -> None:
-    if row.status == IncidentStatus.RESOLVED.value:
-        raise InvalidTransitionError(f"incident {row.id} is already resolved")

@@ -36,7 +36,9 @@ class Post:
 
     @property
     def fingerprint(self) -> str:
-        body = json.dumps([self.text, self.blocks, self.files, self.edited], sort_keys=True, default=str)
+        # A pin is a change a reader sees (the announcement is pinned just after it is posted).
+        state = [self.text, self.blocks, self.files, self.edited, self.pinned]
+        body = json.dumps(state, sort_keys=True, default=str)
         return hashlib.sha256(body.encode()).hexdigest()
 
     def buttons(self) -> list[tuple[str, dict[str, Any]]]:

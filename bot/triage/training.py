@@ -265,7 +265,10 @@ def differences(shipped: LearnedModel, arrays: dict[str, np.ndarray]) -> list[st
         out.append("vocabulary differs")
     if shipped.threshold != float(arrays["threshold"]):
         out.append(f"threshold {shipped.threshold} != {float(arrays['threshold'])}")
-    if not out and not np.allclose(shipped.coef, arrays["coef"].astype(np.float32), atol=2e-3):
+    # Stored as float16: solver noise of another BLAS kernel can flip a weight by one step of that
+    # storage (2**-8 at 4.0), so the tolerance is relative as well; a stale model differs by far more.
+    fresh = arrays["coef"].astype(np.float32)
+    if not out and not np.allclose(shipped.coef, fresh, atol=2e-3, rtol=2e-3):
         out.append("coefficients differ")
     if shipped.lines != [str(s) for s in arrays["lines"]]:
         out.append("training lines differ")

@@ -7,13 +7,13 @@ forward compatibility; missing or mistyped required fields are a PayloadError (H
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import UTC, datetime
 from typing import Literal
 from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot import jsontext
 from bot.domain import AlertStatus
 from bot.errors import PayloadError, validation_reasons
 
@@ -43,9 +43,16 @@ class WebhookAlert(_Model):
     @field_validator("startsAt", "endsAt")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
-        if value is not None and value.tzinfo is None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
             raise ValueError("timestamp must carry a time zone (RFC 3339)")
-        return value.astimezone(UTC) if value is not None else None
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:  # year 1 east of UTC, or year 9999 west of it
+            if value.year <= GO_ZERO_YEAR:  # Go's zero time, however zoned: not ended
+                return datetime.min.replace(tzinfo=UTC)
+            raise ValueError("timestamp is out of range once converted to UTC") from None
 
     @property
     def ended_at(self) -> datetime | None:
@@ -117,8 +124,8 @@ def parse_payload(body: bytes) -> WebhookPayload:
     if len(body) > MAX_BODY_BYTES:
         raise PayloadError(f"body is {len(body)} bytes; the limit is {MAX_BODY_BYTES}")
     try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = jsontext.loads(body)
+    except (UnicodeDecodeError, ValueError) as exc:
         raise PayloadError(f"body is not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise PayloadError("body must be a JSON object (an Alertmanager webhook payload)")

@@ -1,6 +1,8 @@
 """The first post of an incident: what fired, its query and value, scoped dashboards, responders.
 
-Built from the stored incident and the configuration; a publisher (`bot.publish`) sends it.
+Built from the stored incident and the configuration; a publisher (`bot.publish`) sends it. What
+the alert said is redacted here (bot.triage.redact), so the channel's topic, purpose, bookmarks and
+first post never carry a credential; the post's blocks escape it.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bot.config import BotConfig, Dashboard
 from bot.domain import IncidentDetail
+from bot.triage.redact import redact
 
 WINDOW_BEFORE = timedelta(hours=1)
 
@@ -49,7 +52,7 @@ class Announcement(BaseModel):
 def build_announcement(detail: IncidentDetail, config: BotConfig, *, now: datetime) -> Announcement:
     """Resolve dashboards (scoped to the window from an hour before the start until now), and the
     links the alert itself carries."""
-    incident = detail.incident
+    incident = _redacted(detail).incident
     service = config.service(incident.service)
     start, end = incident.started_at - WINDOW_BEFORE, now
     fields = {
@@ -66,7 +69,8 @@ def build_announcement(detail: IncidentDetail, config: BotConfig, *, now: dateti
     boards: list[Dashboard] = [*config.dashboards, *(service.dashboards if service else [])]
     responders = list(dict.fromkeys([*config.responders, *(service.responders if service else [])]))
     first = detail.alerts[0] if detail.alerts else None
-    runbook = first.annotations.get("runbook_url") if first else None
+    runbook = redact(first.annotations.get("runbook_url") or "") if first else ""
+    source = redact(first.generator_url) if first else ""
     return Announcement(
         incident_id=incident.id,
         title=incident.title,
@@ -81,10 +85,20 @@ def build_announcement(detail: IncidentDetail, config: BotConfig, *, now: dateti
         opened_at=incident.opened_at,
         dashboards=[DashboardLink(title=b.title, url=b.render(**fields)) for b in boards],
         responders=responders,
-        runbook=DashboardLink(title="Runbook", url=runbook)
-        if runbook and runbook.startswith("http")
-        else None,
-        source=DashboardLink(title="Alert in Prometheus", url=first.generator_url)
-        if first and first.generator_url.startswith("http")
-        else None,
+        runbook=DashboardLink(title="Runbook", url=runbook) if runbook.startswith(WEB) else None,
+        source=DashboardLink(title="Alert in Prometheus", url=source) if source.startswith(WEB) else None,
     )
+
+
+WEB = ("http://", "https://")
+
+
+def _redacted(detail: IncidentDetail) -> IncidentDetail:
+    """The incident's own texts (title, labels' values, query, value) with credentials redacted."""
+    i = detail.incident
+    texts = {
+        name: redact(value)
+        for name in ("title", "service", "model", "namespace", "alertname", "query", "value")
+        if isinstance(value := getattr(i, name), str)
+    }
+    return detail.model_copy(update={"incident": i.model_copy(update=texts)})

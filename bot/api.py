@@ -17,39 +17,40 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from bot import jsontext
 from bot.deps import Deps
 from bot.domain import Category, IncidentStatus, Severity
-from bot.errors import BotError, ForbiddenError, PayloadError, validation_reasons
+from bot.errors import BotError, ForbiddenError, NotFoundError, PayloadError, validation_reasons
 from bot.http import bearer_ok, error_response, unauthorized
 from bot.postmortem.render import markdown
 
 
-class _Body(BaseModel):
+class ActorBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     actor: str = Field(min_length=1, max_length=200)
 
 
-class DeclareBody(_Body):
+class DeclareBody(ActorBody):
     title: str = Field(min_length=1, max_length=500)
     severity: Severity = Severity.MAJOR
-    service: str | None = None
-    model: str | None = None
-    namespace: str | None = None
+    service: str | None = Field(default=None, max_length=200)
+    model: str | None = Field(default=None, max_length=200)
+    namespace: str | None = Field(default=None, max_length=200)
 
 
-class SeverityBody(_Body):
+class SeverityBody(ActorBody):
     severity: Severity
 
 
-class CategoryBody(_Body):
+class CategoryBody(ActorBody):
     category: Category
 
 
-class NoteBody(_Body):
+class NoteBody(ActorBody):
     text: str = Field(min_length=1, max_length=4000)
 
 
-class ResolveBody(_Body):
+class ResolveBody(ActorBody):
     reason: str = Field(min_length=1, max_length=4000)
     category: Category | None = None  # the final tag; a code settles the category
     code: str | None = Field(default=None, max_length=60)
@@ -59,6 +60,19 @@ class TriageRun(BaseModel):
     model_config = ConfigDict(frozen=True)
     incident_id: int
     run: int
+
+
+# The largest id either database stores (SQLite's INTEGER, PostgreSQL's BIGINT): one beyond it names
+# no record, and the driver would fail on it.
+MAX_ID = 2**63 - 1
+
+
+def record_id(request: Request) -> int:
+    """The path's `{id}`, 0 where it has none (declare); NotFoundError past what a database holds."""
+    value = int(request.path_params.get("id", 0))
+    if value > MAX_ID:
+        raise NotFoundError(f"no record has id {value}")
+    return value
 
 
 def routes(deps: Deps) -> list[Route]:
@@ -73,14 +87,17 @@ def routes(deps: Deps) -> list[Route]:
             status = IncidentStatus(raw) if raw else None
         except ValueError:
             return JSONResponse({"error": f"status must be one of {[s.value for s in IncidentStatus]}"}, 400)
-        found = await run_in_threadpool(svc.list, status=status)
+        try:
+            found = await run_in_threadpool(svc.list, status=status)
+        except BotError as exc:
+            return error_response(exc)
         return JSONResponse({"incidents": [i.model_dump(mode="json") for i in found]})
 
     async def get_incident(request: Request) -> Response:
         if not bearer_ok(request, token):
             return unauthorized()
         try:
-            detail = await run_in_threadpool(svc.get, int(request.path_params["id"]))
+            detail = await run_in_threadpool(svc.get, record_id(request))
         except BotError as exc:
             return error_response(exc)
         return JSONResponse(detail.model_dump(mode="json"))
@@ -93,7 +110,7 @@ def routes(deps: Deps) -> list[Route]:
         if form not in ("json", "md"):
             return error_response(PayloadError("format must be json or md"))
         try:
-            draft = await run_in_threadpool(deps.services.postmortems.get, int(request.path_params["id"]))
+            draft = await run_in_threadpool(deps.services.postmortems.get, record_id(request))
         except BotError as exc:
             return error_response(exc)
         if form == "md":
@@ -101,7 +118,7 @@ def routes(deps: Deps) -> list[Route]:
         return JSONResponse(draft.public())
 
     def write(
-        model: type[_Body], apply: Callable[[int, Any], BaseModel]
+        model: type[ActorBody], apply: Callable[[int, Any], BaseModel]
     ) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             if token is None:
@@ -109,8 +126,8 @@ def routes(deps: Deps) -> list[Route]:
             if not bearer_ok(request, token):
                 return unauthorized()
             try:
-                body = model.model_validate(json.loads(await request.body()))
-                result = await run_in_threadpool(apply, int(request.path_params.get("id", 0)), body)
+                body = model.model_validate(jsontext.loads(await request.body()))
+                result = await run_in_threadpool(apply, record_id(request), body)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 return error_response(PayloadError(f"body is not valid JSON: {exc}"))
             except ValidationError as exc:
@@ -128,7 +145,7 @@ def routes(deps: Deps) -> list[Route]:
         if not bearer_ok(request, token):
             return unauthorized()
         try:
-            found = await run_in_threadpool(actions.list, int(request.path_params["id"]))
+            found = await run_in_threadpool(actions.list, record_id(request))
         except BotError as exc:
             return error_response(exc)
         return JSONResponse({"actions": [p.model_dump(mode="json") for p in found]})
@@ -143,25 +160,33 @@ def routes(deps: Deps) -> list[Route]:
             namespace=b.namespace,
         )
 
-    def decision(verb: str) -> Callable[[int, _Body], BaseModel]:
-        def decide(proposal_id: int, body: _Body) -> BaseModel:
+    def decision(verb: str) -> Callable[[int, ActorBody], BaseModel]:
+        def decide(proposal_id: int, body: ActorBody) -> BaseModel:
             return getattr(actions, verb)(proposal_id, actor=body.actor)  # type: ignore[no-any-return]
 
         return decide
 
     decisions = [
-        Route(f"/api/actions/{{id:int}}/{verb}", write(_Body, decision(verb)), methods=["POST"])
+        Route(f"/api/actions/{{id:int}}/{verb}", write(ActorBody, decision(verb)), methods=["POST"])
         for verb in ("approve", "reject", "undo")
     ]
+
+    async def openapi_document(_: Request) -> Response:
+        """Open like /healthz: the description holds no data. Imported here, as it reads this module."""
+        from bot.openapi import document
+
+        return JSONResponse(document())
+
     return [
         *decisions,
+        Route("/openapi.json", openapi_document, methods=["GET"]),
         Route("/api/incidents/{id:int}/actions", list_actions, methods=["GET"]),
         Route("/api/incidents", list_incidents, methods=["GET"]),
         Route("/api/incidents", write(DeclareBody, declare), methods=["POST"]),
         Route("/api/incidents/{id:int}", get_incident, methods=["GET"]),
         Route(
             "/api/incidents/{id:int}/ack",
-            write(_Body, lambda i, b: svc.acknowledge(i, actor=b.actor)),
+            write(ActorBody, lambda i, b: svc.acknowledge(i, actor=b.actor)),
             methods=["POST"],
         ),
         Route(
@@ -181,7 +206,7 @@ def routes(deps: Deps) -> list[Route]:
         ),
         Route(
             "/api/incidents/{id:int}/triage",
-            write(_Body, lambda i, b: TriageRun(incident_id=i, run=svc.request_triage(i, actor=b.actor))),
+            write(ActorBody, lambda i, b: TriageRun(incident_id=i, run=svc.request_triage(i, actor=b.actor))),
             methods=["POST"],
         ),
         Route(

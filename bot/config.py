@@ -10,6 +10,7 @@ import re
 import string
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -41,6 +42,19 @@ def _placeholders(template: str, known: frozenset[str]) -> str:
     return template
 
 
+def _authority_end(url: str) -> int:
+    """Where the scheme and host of an absolute URL end (its path, query or fragment start)."""
+    start = url.index("://") + 3
+    ends = [i for i in (url.find(c, start) for c in "/?#") if i >= 0]
+    return min(ends, default=len(url))
+
+
+def url_value(value: str) -> str:
+    """A label value as it may sit in a URL: every reserved character percent-encoded, so it cannot
+    end the path, start a query or a fragment; a value of dots only (a `..` segment) becomes empty."""
+    return "" if value.strip(".") == "" else quote(value, safe="")
+
+
 class Dashboard(_Strict):
     """A dashboard link whose URL is a template scoped to the incident window."""
 
@@ -52,11 +66,17 @@ class Dashboard(_Strict):
     def _known_placeholders(cls, url: str) -> str:
         if not url.startswith(("http://", "https://")):
             raise ValueError("must start with http:// or https://")
+        if "{" in url[: _authority_end(url)]:
+            raise ValueError("placeholders may not stand in the scheme or the host, only after them")
         return _placeholders(url, DASHBOARD_FIELDS)
 
     def render(self, **values: str) -> str:
-        """Fill the template; every placeholder has a value (validated at load)."""
-        return self.url.format(**values)
+        """Fill the template with every value percent-encoded where it is placed: alert labels
+        choose what the link shows, never where it leads (the scheme and host stay the template's)."""
+        url = self.url.format(**{name: url_value(value) for name, value in values.items()})
+        if urlsplit(url)[:2] != urlsplit(self.url[: _authority_end(self.url)])[:2]:
+            raise ValueError(f"dashboard {self.title!r}: the filled URL leaves the template's host")
+        return url
 
 
 class Slo(_Strict):

@@ -100,6 +100,7 @@ def _services(
     minutes = config.slack.archive_after_minutes
     lifecycle = Lifecycle(
         job_max_attempts=settings.job_max_attempts,
+        chat_job_max_attempts=settings.chat_job_max_attempts,
         proposal_ttl=proposal_ttl(config),
         archive_after=timedelta(minutes=minutes) if minutes is not None else None,
     )

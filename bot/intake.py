@@ -26,6 +26,12 @@ from bot.store.db import Database
 from bot.store.models import AlertRow, IncidentRow
 from bot.store.upsert import insert_for
 
+NAME_MAX = 200  # the name columns' length (String(200)): PostgreSQL refuses longer; the labels keep all
+
+
+def _cut(value: str | None) -> str | None:
+    return value[:NAME_MAX] if value is not None else None
+
 
 class Intake:
     """Records notifications; `on_queued` is called after a commit that queued jobs (a new incident)."""
@@ -134,12 +140,14 @@ class Intake:
             "severity": self._config.severity_for(payload.label("severity")).value,
             "group_key": payload.groupKey,
             "group_hash": payload.group_hash,
-            "receiver": payload.receiver,
-            "service": service,
-            "model": payload.label(*MODEL_LABELS) or (configured.model if configured else None),
-            "namespace": alert_namespace({**first.labels, **labels}, [a.query for a in payload.alerts])
-            or (configured.namespace if configured else None),
-            "alertname": alertname,
+            "receiver": payload.receiver[:NAME_MAX],
+            "service": _cut(service),
+            "model": _cut(payload.label(*MODEL_LABELS) or (configured.model if configured else None)),
+            "namespace": _cut(
+                alert_namespace({**first.labels, **labels}, [a.query for a in payload.alerts])
+                or (configured.namespace if configured else None)
+            ),
+            "alertname": alertname[:NAME_MAX],
             "query": first.query,
             "value": first.value(self._config.value_annotations),
             "labels": labels,
@@ -165,7 +173,7 @@ class Intake:
             .values(
                 incident_id=incident_id,
                 fingerprint=alert.fingerprint,
-                alertname=alert.alertname,
+                alertname=alert.alertname[:NAME_MAX],
                 first_received_at=now,
                 last_received_at=now,
                 notifications=1,

@@ -1,8 +1,18 @@
-"""Plain-text rendering of incidents for the terminal."""
+"""Plain-text rendering of incidents for the terminal: credentials redacted, and no control
+character from an alert or a log line reaches the terminal (an escape sequence could rewrite it)."""
 
 from __future__ import annotations
 
+import re
+
 from bot.domain import Incident, IncidentDetail
+from bot.triage.redact import redact
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _shown(text: str) -> str:
+    return _CONTROL.sub("?", redact(text))
 
 
 def _ts(value: object) -> str:
@@ -30,7 +40,7 @@ def incident_table(incidents: list[Incident]) -> str:
     for row in [header, *rows]:
         cells = [cell.ljust(widths[c]) for c, cell in enumerate(row[:-1])]
         lines.append("  ".join([*cells, row[-1]]))
-    return "\n".join(lines)
+    return _shown("\n".join(lines))
 
 
 def incident_detail(detail: IncidentDetail) -> str:
@@ -66,4 +76,4 @@ def incident_detail(detail: IncidentDetail) -> str:
         ]
         lines += [f"  {n}. {a.kind} {a.target} (undo: {a.undo})" for n, a in enumerate(triage.actions, 1)]
         lines += [f"  gap: {gap}" for gap in triage.gaps]
-    return "\n".join(lines)
+    return _shown("\n".join(lines))

@@ -13,6 +13,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -52,7 +53,7 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
                 result = await anyio.to_thread.run_sync(
                     deps.services.intake.ingest, payload, limiter=intake_slots
                 )
-            except SQLAlchemyError as exc:
+            except (SQLAlchemyError, StoreError) as exc:
                 # 5xx: Alertmanager retries, so nothing is lost while the database is away.
                 metrics.webhooks.labels("store_error").inc()
                 log.error("webhook could not be stored: %s", exc)
@@ -108,7 +109,18 @@ def build_app(deps: Deps, *, run_worker: bool = True) -> Starlette:
                 deps.worker.stop()
             deps.engine.close()
 
+    async def not_routed(_: Request, exc: Exception) -> Response:
+        """404 and 405 as JSON with a reason, like every other refusal."""
+        assert isinstance(exc, HTTPException)
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    async def database_away(_: Request, exc: Exception) -> Response:
+        """An API call while the database is unreachable: 503 with the reason, not a 500."""
+        log.error("request failed on the database: %s", exc)
+        return error_response(StoreError(f"the database is unavailable: {type(exc).__name__}"))
+
     return Starlette(
+        exception_handlers={404: not_routed, 405: not_routed, SQLAlchemyError: database_away},
         routes=[
             Route("/webhooks/alertmanager", alertmanager_webhook, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),

@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     worker_poll_seconds: float = Field(default=1.0, gt=0, le=60)
     job_lease_seconds: float = Field(default=300.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1, le=100)
+    chat_job_max_attempts: int = Field(
+        default=18, ge=1, le=100, description="Attempts of a post to Slack: 18 outlast about an hour's outage"
+    )
     intake_concurrency: int = Field(
         default=0, ge=0, le=200, description="Webhooks stored at once per process; 0 picks per database"
     )

@@ -14,6 +14,10 @@ import time
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import timedelta
+from typing import TypeVar
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from bot import jobs
 from bot.clock import Clock, utc_now
@@ -22,6 +26,7 @@ from bot.store.db import Database
 log = logging.getLogger(__name__)
 
 Handler = Callable[[jobs.Job], None]
+T = TypeVar("T")
 
 
 class UnknownJobError(Exception):
@@ -99,25 +104,22 @@ class Worker:
                 raise UnknownJobError(f"no handler for job kind {job.kind!r}")
             handler(job)
         except Deferred as wait:
-            with self._db.transaction() as session:
-                jobs.defer(
-                    session,
-                    job=job,
-                    worker_id=worker_id,
-                    now=self._clock(),
-                    seconds=wait.seconds,
-                    why=wait.why,
-                )
+            seconds, why = wait.seconds, wait.why
+            self._settle(
+                job,
+                lambda session: jobs.defer(
+                    session, job=job, worker_id=worker_id, now=self._clock(), seconds=seconds, why=why
+                ),
+            )
             log.info("job %s (%s) deferred %.1f s: %s", job.id, job.kind, wait.seconds, wait.why)
         except Exception as exc:  # a failing job must never kill the worker
-            with self._db.transaction() as session:
-                status = jobs.fail(
-                    session,
-                    job=job,
-                    worker_id=worker_id,
-                    now=self._clock(),
-                    error=f"{type(exc).__name__}: {exc}",
-                )
+            error = f"{type(exc).__name__}: {exc}"
+            status = self._settle(
+                job,
+                lambda session: jobs.fail(
+                    session, job=job, worker_id=worker_id, now=self._clock(), error=error
+                ),
+            )
             log.warning(
                 "job %s (%s) attempt %d failed, now %s: %s",
                 job.id,
@@ -128,10 +130,27 @@ class Worker:
                 exc_info=not isinstance(exc, UnknownJobError),
             )
         else:
-            with self._db.transaction() as session:
-                if not jobs.complete(session, job=job, worker_id=worker_id, now=self._clock()):
-                    log.warning("job %s finished after its lease passed to another worker", job.id)
+            if not self._settle(
+                job, lambda session: jobs.complete(session, job=job, worker_id=worker_id, now=self._clock())
+            ):
+                log.warning("job %s finished after its lease passed to another worker", job.id)
         return True
+
+    def _settle(self, job: jobs.Job, write: Callable[[Session], T]) -> T:
+        """Record a job's outcome, waiting out a database that went away meanwhile (restarted, failed
+        over): left unrecorded, the job would sit running until its lease ran out. Given up only when
+        the worker stops, which leaves the job to its lease as before."""
+        pause = 0.2
+        while True:
+            try:
+                with self._db.transaction() as session:
+                    return write(session)
+            except SQLAlchemyError as exc:
+                if self._stop.is_set():
+                    raise
+                log.warning("job %s outcome not recorded yet, retrying in %.1f s: %s", job.id, pause, exc)
+                self._stop.wait(pause)
+                pause = min(5.0, pause * 2)
 
     def drain(self, timeout: float = 30.0) -> int:
         """Run due jobs in this thread until none is left (for the CLI and tests)."""

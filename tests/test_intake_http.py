@@ -255,3 +255,54 @@ def test_truncated_notifications_are_noted_once_per_count(client: httpx.Client) 
     notes = [e for e in fetch(client, incident_id)["timeline"] if e["kind"] == "note"]
     assert [n["data"]["truncated_alerts"] for n in notes] == [40, 55]
     assert "left 40 alerts of this group out" in notes[0]["text"] and notes[0]["actor"] == "alertmanager"
+
+
+def test_text_no_store_can_hold_is_kept_as_go_would_decode_it(client: httpx.Client) -> None:
+    """A lone surrogate escape (in groupKey, hashed for the group) and U+0000 (refused by PostgreSQL's
+    text and jsonb) are stored as U+FFFD, as Go's decoder reads them: answered 200, not 500, which
+    Alertmanager would retry without end. Repeats of the notification attach to the same incident."""
+    payload = webhook([alert(labels={"pod": "vllm-0\u0000", "note": "\ud800 half a pair"})])
+    payload["groupKey"] = '{}:{alertname="X\ud800"}'
+    body = json.dumps(payload)  # ensure_ascii: the escapes travel as \ud800 and \u0000
+    assert "\\ud800" in body and "\\u0000" in body
+    first = client.post("/webhooks/alertmanager", content=body, headers=am_headers())
+    assert first.status_code == 200, first.text
+    again = client.post("/webhooks/alertmanager", content=body, headers=am_headers())
+    assert again.status_code == 200 and again.json()["outcome"] == "attached"
+    assert again.json()["incident_id"] == first.json()["incident_id"]
+    stored = fetch(client, first.json()["incident_id"])
+    labels = stored["alerts"][0]["labels"]
+    assert labels["pod"] == "vllm-0\ufffd" and labels["note"] == "\ufffd half a pair"
+    assert stored["incident"]["group_key"] == '{}:{alertname="X\ufffd"}'
+    # a valid pair, escaped, is one character as before
+    emoji = webhook([alert(labels={"note": "\U0001f600"})])
+    emoji["groupKey"] = "emoji"
+    response = client.post("/webhooks/alertmanager", content=json.dumps(emoji), headers=am_headers())
+    assert response.status_code == 200
+    assert fetch(client, response.json()["incident_id"])["alerts"][0]["labels"]["note"] == "\U0001f600"
+
+
+def test_a_database_gone_away_is_503_with_a_reason_on_every_route(config) -> None:  # type: ignore[no-untyped-def]
+    """The webhook (Alertmanager retries a 5xx) and the API's writes say the database is unavailable;
+    an unknown path or method is a JSON 404 / 405, never a bare page."""
+    from bot.deps import build_deps
+    from bot.sandbox.server import free_port
+
+    away = build_deps(make_settings(f"postgresql+psycopg://bot@127.0.0.1:{free_port()}/bot"), config=config)
+    try:
+        with serve_in_thread(build_app(away, run_worker=False)) as url, httpx.Client(base_url=url) as client:
+            hook = client.post(
+                "/webhooks/alertmanager", content=json.dumps(webhook([alert()])), headers=am_headers()
+            )
+            assert hook.status_code == 503 and "could not store the notification" in hook.json()["error"]
+            write = client.post("/api/incidents", json={"actor": "ana", "title": "x"}, headers=api_headers())
+            assert write.status_code == 503 and "database is unavailable" in write.json()["error"], write.text
+            read = client.get("/api/incidents", headers=api_headers())
+            assert read.status_code == 503 and "database is unavailable" in read.json()["error"], read.text
+            assert client.get("/readyz").status_code == 503
+            missing = client.get("/api/nowhere")
+            assert missing.status_code == 404 and missing.json() == {"error": "Not Found"}
+            wrong = client.delete("/api/incidents")
+            assert wrong.status_code == 405 and wrong.json() == {"error": "Method Not Allowed"}
+    finally:
+        away.close()

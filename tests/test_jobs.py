@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import threading
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -101,3 +103,41 @@ def test_dedup_key_enqueues_once(deps: Deps) -> None:
         assert jobs.enqueue(session, kind="k", payload={}, now=T0, dedup_key=None) is True
     with deps.db.reader() as session:
         assert jobs.depth(session)["queued"] == 3
+
+
+def test_a_post_to_slack_outlasts_an_hour_of_outage_without_hot_looping(deps: Deps) -> None:
+    """The announcement of a new incident, with Slack down, is tried again and again, further and further
+    apart but never more than five minutes, for about an hour before it is dead; other jobs keep the
+    short budget (5)."""
+    from bot.alertmanager import parse_payload
+    from tests.support.payloads import alert, webhook
+
+    opened = deps.services.intake.ingest(parse_payload(json.dumps(webhook([alert()])).encode()))
+    assert opened.incident_id is not None
+    with deps.db.reader() as session:
+        announce = session.scalars(select(JobRow).where(JobRow.kind == jobs.JobKind.ANNOUNCE.value)).one()
+        triage = session.scalars(select(JobRow).where(JobRow.kind == jobs.JobKind.TRIAGE.value)).one()
+    assert announce.max_attempts == 18 and triage.max_attempts == deps.settings.job_max_attempts == 5
+    now = [announce.run_after.replace(tzinfo=UTC)]
+    tried: list[datetime] = []
+
+    def slack_down(job: jobs.Job) -> None:
+        tried.append(now[0])
+        raise RuntimeError("conversations.create: Slack unreachable")
+
+    handlers = {jobs.JobKind.ANNOUNCE.value: slack_down, jobs.JobKind.TRIAGE.value: lambda job: None}
+    worker = Worker(deps.db, handlers, clock=lambda: now[0])
+    assert worker.run_once() is True  # the triage, which does not wait for Slack
+    while True:
+        assert worker.run_once() is True
+        with deps.db.reader() as session:
+            row = session.get(JobRow, announce.id)
+            assert row is not None
+        if row.status == "dead":
+            break
+        assert worker.run_once() is False  # not before its time
+        now[0] = row.run_after.replace(tzinfo=UTC)
+    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(tried)]
+    assert len(tried) == deps.settings.chat_job_max_attempts == 18
+    assert gaps == sorted(gaps) and gaps[0] >= 2 and max(gaps) == 300
+    assert 50 * 60 <= (tried[-1] - tried[0]).total_seconds() <= 70 * 60

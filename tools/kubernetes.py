@@ -86,8 +86,15 @@ class KubeTool:
         response = self._call(
             what, lambda: call(*args, _request_timeout=self._timeout, _preload_content=False, **kwargs)
         )
-        body = json.loads(response.data or b"{}")
-        return list(body.get("items") or [])
+        try:
+            body = json.loads(response.data or b"{}")
+        except ValueError:
+            kind = response.headers.get("content-type", "no content type") if response.headers else "?"
+            raise _GapError(_garbled(what, f"the answer is not JSON ({kind})")) from None
+        items = body.get("items") if isinstance(body, dict) else None
+        if not isinstance(items, list | None) or not all(isinstance(i, dict) for i in items or []):
+            raise _GapError(_garbled(what, "the answer is not a Kubernetes list (no items of objects)"))
+        return list(items or [])
 
     def topology(self, namespace: str) -> Topology | Gap:
         """Every object the scope resolution needs, in one namespace (nodes cluster-wide, routes
@@ -356,6 +363,10 @@ class _Refused:
 
     status: int
     reason: str
+
+
+def _garbled(what: str, reason: str) -> Gap:
+    return Gap(source=Source.KUBERNETES, what=what, reason=f"{reason}: is the URL the API server's?")
 
 
 class _GapError(Exception):

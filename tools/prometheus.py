@@ -146,21 +146,18 @@ class PrometheusTool:
     def _ranger(self, query: str, start: datetime, end: datetime) -> Callable[[], Any]:
         """A range query whose last step is `end` itself, so the value "at as_of" is read at as_of."""
         steps = math.ceil((end - start) / STEP)
-        return lambda: self._client.custom_query_range(
-            query, end - steps * STEP, end, f"{int(STEP.total_seconds())}s"
+        return lambda: _matrix(
+            self._client.custom_query_range(query, end - steps * STEP, end, f"{int(STEP.total_seconds())}s")
         )
 
     def _series_evidence(
         self, signal: Signal, engine: str, query: str, result: Any, window: Window
     ) -> list[Evidence]:
         out = []
-        for series in result or []:
-            points = [(datetime.fromtimestamp(float(t), UTC), float(v)) for t, v in series.get("values", [])]
-            points = [(t, v) for t, v in points if not math.isnan(v)]
-            if not points:
-                continue
-            labels = {k: v for k, v in series.get("metric", {}).items() if k != "__name__"}
-            out.append(self._evidence(signal, engine, query, labels, points, window))
+        for found in result:
+            points = [(t, v) for t, v in found.points if not math.isnan(v)]
+            if points:
+                out.append(self._evidence(signal, engine, query, found.labels, points, window))
         return out
 
     def _evidence(
@@ -216,14 +213,13 @@ class PrometheusTool:
         )
         if isinstance(got, Gap):
             return ToolResult.from_gap(got)
-        stamps = sorted(float(t) for series in got or [] for t, _ in series.get("values", []))
-        in_window = [t for t in stamps if t >= window.start.timestamp()]
+        stamps = sorted(t for found in got for t, _ in found.points)
+        in_window = [t for t in stamps if t >= window.start]
         if not in_window:
             return ToolResult.of([])
-        onset = datetime.fromtimestamp(in_window[0], UTC)
-        last = max(got, key=lambda s: float(s["values"][-1][0]))
-        value = float(last["values"][-1][1])
-        already = stamps[0] < window.start.timestamp()
+        onset = in_window[0]
+        last_at, value = max((found.points[-1] for found in got if found.points), key=lambda p: p[0])
+        already = stamps[0] < window.start
         summary = f"alert expression = {_fmt(value)}; true since {onset:%H:%M}Z" + (
             " (already true at window start)" if already else ""
         )
@@ -235,7 +231,7 @@ class PrometheusTool:
                     query=expr,
                     summary=summary,
                     value=value,
-                    at=datetime.fromtimestamp(float(last["values"][-1][0]), UTC),
+                    at=last_at,
                     link=self.link(expr, window.as_of),
                     onset=None if already else onset,
                     labels={"signal": "alert_expression"},
@@ -253,12 +249,10 @@ class PrometheusTool:
         )
         if isinstance(got, Gap):
             return got
-        out = []
-        for item in got or []:
-            points = [(datetime.fromtimestamp(float(t), UTC), float(v)) for t, v in item.get("values", [])]
-            labels = {k: v for k, v in item.get("metric", {}).items() if k != "__name__"}
-            out.append(Series(labels=labels, points=[(t, v) for t, v in points if not math.isnan(v)]))
-        return out
+        return [
+            Series(labels=found.labels, points=[(t, v) for t, v in found.points if not math.isnan(v)])
+            for found in got
+        ]
 
     # -- free PromQL for the agent -------------------------------------------------------------
     def promql(self, query: str, at: datetime) -> ToolResult:
@@ -266,16 +260,13 @@ class PrometheusTool:
         got = bounded(
             Source.PROMETHEUS,
             "promql",
-            lambda: self._client.custom_query(query, params={"time": at.timestamp()}),
+            lambda: _vector(self._client.custom_query(query, params={"time": at.timestamp()})),
             timeout=self._timeout,
         )
         if isinstance(got, Gap):
             return ToolResult.from_gap(got)
         evidence = []
-        for series in got or []:
-            labels = {k: v for k, v in series.get("metric", {}).items() if k != "__name__"}
-            raw = series.get("value", [at.timestamp(), "NaN"])[1]
-            value = float(raw)
+        for labels, value in got:
             where = ", ".join(f"{k}={v}" for k, v in sorted(labels.items())) or "result"
             evidence.append(
                 Evidence(
@@ -289,6 +280,44 @@ class PrometheusTool:
                 )
             )
         return ToolResult.of(evidence)
+
+
+class NotPrometheusError(ValueError):
+    """An answer that is not the Prometheus API's (a proxy's page, another service, a newer format)."""
+
+
+def _labels(series: Any) -> dict[str, str]:
+    metric = series.get("metric", {}) if isinstance(series, dict) else None
+    if not isinstance(metric, dict):
+        raise NotPrometheusError("the answer is not a Prometheus result: a series without labels")
+    return {str(k): str(v) for k, v in metric.items() if k != "__name__"}
+
+
+def _sample(pair: Any) -> tuple[datetime, float]:
+    try:
+        t, v = pair
+        return datetime.fromtimestamp(float(t), UTC), float(v)
+    except (TypeError, ValueError, OverflowError, OSError):
+        raise NotPrometheusError(
+            f"the answer is not a Prometheus result: sample {str(pair)[:40]!r}"
+        ) from None
+
+
+def _matrix(result: Any) -> list[Series]:
+    """A range query's result, checked: what the client hands back is whatever the server sent."""
+    if not isinstance(result, list | None):
+        raise NotPrometheusError("the answer is not a Prometheus matrix")
+    return [
+        Series(labels=_labels(series), points=[_sample(p) for p in (series.get("values") or [])])
+        for series in result or []
+    ]
+
+
+def _vector(result: Any) -> list[tuple[dict[str, str], float]]:
+    """An instant query's result, checked likewise."""
+    if not isinstance(result, list | None):
+        raise NotPrometheusError("the answer is not a Prometheus vector")
+    return [(_labels(series), _sample(series.get("value", (0, "NaN")))[1]) for series in result or []]
 
 
 def _value_at(points: list[tuple[datetime, float]], when: datetime) -> float | None:

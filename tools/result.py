@@ -161,7 +161,13 @@ def describe_error(exc: BaseException) -> str:
     if "name or service not known" in full or "nodename nor servname" in full or "name resolution" in full:
         return "host not found"
     text = _text(exc).strip()
-    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
+    first = (text.splitlines()[0] if text else type(exc).__name__)[:160]
+    if "jsondecodeerror" in names or "deserialize as json" in full:
+        return f"the answer is not JSON ({first}): is the URL the backend's API?"
+    if isinstance(exc, KeyError | TypeError | AttributeError | IndexError):
+        # the client read a field the answer did not have: not the API it speaks (a proxy, another service)
+        return f"the answer is not the shape its API returns ({type(exc).__name__}: {first})"
+    return first
 
 
 def _text(exc: BaseException) -> str:

@@ -63,10 +63,10 @@ class Approvers:
         names = self.principals(service)
         if not names:
             return Verdict(False, "no approvers are configured (`approvers` in the configuration file)")
-        actor = actor.strip()
         actor_id = self._id_of(actor)
         for name in names:
-            if name.lower() == actor.lower():
+            # an e-mail names its owner in any case; a user id is exact (`u0bob` is nobody in Slack)
+            if name == actor or (_is_email(name) and name.lower() == actor.lower()):
                 return Verdict(True, f"{actor} is an approver")
             if name.startswith("S"):
                 if self._directory is None:

@@ -3,7 +3,8 @@
 Before anything is written: the target is checked against the incident's scope, the plan is
 read from the cluster again, and the API server dry-runs it. The execution row, with the plan, is
 stored before the write, so a retried step (a worker died) reuses the plan and finds a write that
-already landed instead of making another. Then a bounded verify, and every step on the timeline.
+already landed instead of making another; the write is recorded with its timeline entry, once.
+Then a bounded verify, and every step on the timeline.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from bot.domain import ActionProposal, EventKind
 
 log = logging.getLogger(__name__)
 P = ProposalState
+STARTED = "started"  # an execution's status from its stored plan until its write is recorded
+WRITTEN = "written"  # from its recorded write until its verify is recorded
 
 
 class ActionRunner:
@@ -108,7 +111,7 @@ class ActionRunner:
             executor = self._executor(proposal.action.kind)
             stored = self._stored_plan(proposal, decision)
             plan = stored or self._plan(executor, proposal, decision)
-            written = self._write(executor, proposal, plan, actor, retry=stored is not None)
+            written = self._write(executor, proposal, plan, decision, retry=stored is not None)
             seen = executor.verify(plan, written)
         except Refused as exc:
             return self._end(
@@ -125,25 +128,38 @@ class ActionRunner:
         done = P.UNDONE if undo else P.DONE
         kind = EventKind.ACTION_UNDONE if undo else EventKind.ACTION_VERIFIED
         verdict = "verified" if seen.ok else ("pending" if seen.pending else "not verified")
-        self.store.finish_execution(
-            proposal.id,
-            decision.phase,
-            status=verdict,
-            result={"verify": seen.summary, "written": _slim(written)},
-            now=now,
-        )
         if not seen.ok:
             kind = EventKind.ACTION_FAILED if not undo else EventKind.ACTION_UNDONE
         text = f"{plan.summary}: {verdict} ({seen.summary})"
-        self.store.audit(
-            proposal, kind, text, actor=actor, now=now, data={"verified": seen.ok, "phase": decision.phase}
-        )
         outcome = Outcome(
             state=done, summary=text, diff=plan.diff, verified=seen.ok, actor=actor, at=now.isoformat()
         )
-        self.store.claim(
-            proposal.id, states=[running], to=done, now=now, outcome=outcome.model_dump(mode="json")
-        )
+        with self.store.db.transaction() as session:  # the end in one go: a retry finds all or none of it
+            self.store.record_execution(
+                session,
+                proposal.id,
+                decision.phase,
+                status=verdict,
+                result={"verify": seen.summary, "written": _slim(written)},
+                finished_at=now,
+            )
+            self.store.audit(
+                proposal,
+                kind,
+                text,
+                actor=actor,
+                now=now,
+                data={"verified": seen.ok, "phase": decision.phase},
+                session=session,
+            )
+            self.store.claim_in(
+                session,
+                proposal.id,
+                states=[running],
+                to=done,
+                now=now,
+                outcome=outcome.model_dump(mode="json"),
+            )
         return outcome
 
     def abandon(self, decision: ActionDecision, reason: str) -> None:
@@ -204,9 +220,20 @@ class ActionRunner:
         return plan
 
     def _write(
-        self, executor: Executor, proposal: ActionProposal, plan: Plan, actor: str, *, retry: bool
+        self,
+        executor: Executor,
+        proposal: ActionProposal,
+        plan: Plan,
+        decision: ActionDecision,
+        *,
+        retry: bool,
     ) -> Obj:
-        """The write; a retried step whose write had landed (a worker died after it) does not write again."""
+        """The write, once. A retried step finds a write recorded by an earlier attempt (a worker died
+        in verify) and reuses it; one that landed unrecorded (died mid-request) is found applied."""
+        if retry:
+            row = self.store.execution(proposal.id, decision.phase)
+            if row is not None and row.status != STARTED:
+                return dict((row.result or {}).get("written") or {})
         if plan.noop or (retry and executor.applied(plan)):
             written: Obj = {}
             said = "nothing to write" if plan.noop else "already applied by an earlier attempt"
@@ -218,14 +245,19 @@ class ActionRunner:
                     raise
                 written = {}
             said = "applied"
-        self.store.audit(
-            proposal,
-            EventKind.ACTION_EXECUTED,
-            f"executed: {plan.summary} ({said})",
-            actor=actor,
-            now=self._clock(),
-            data={"diff": plan.diff, "noop": plan.noop},
-        )
+        with self.store.db.transaction() as session:  # said and recorded together: a retry says it once
+            self.store.audit(
+                proposal,
+                EventKind.ACTION_EXECUTED,
+                f"executed: {plan.summary} ({said})",
+                actor=decision.actor,
+                now=self._clock(),
+                data={"diff": plan.diff, "noop": plan.noop},
+                session=session,
+            )
+            self.store.record_execution(
+                session, proposal.id, decision.phase, status=WRITTEN, result={"written": _slim(written)}
+            )
         return written
 
     def _end(self, proposal: ActionProposal, state: P, reason: str, actor: str, kind: EventKind) -> Outcome:

@@ -252,12 +252,12 @@ class ProposalStore:
                 )
             )
 
-    def finish_execution(
-        self, proposal_id: int, phase: str, *, status: str, result: dict[str, Any], now: datetime
-    ) -> None:
-        with self.db.transaction() as session:
-            session.execute(
-                update(ActionExecutionRow)
-                .where(ActionExecutionRow.proposal_id == proposal_id, ActionExecutionRow.phase == phase)
-                .values(status=status, result=result, finished_at=now)
-            )
+    @staticmethod
+    def record_execution(session: Session, proposal_id: int, phase: str, **values: Any) -> None:
+        """Update an execution's row (its status, the server's answer, its finish) in the caller's
+        transaction, beside the timeline entry that says it, so a retry finds both or neither."""
+        session.execute(
+            update(ActionExecutionRow)
+            .where(ActionExecutionRow.proposal_id == proposal_id, ActionExecutionRow.phase == phase)
+            .values(**values)
+        )

@@ -26,16 +26,20 @@ def actor_of(actor: str) -> str:
 
 
 class Timeline:
-    """Writes timeline events and queues jobs; `job_max_attempts` bounds the retries of every job."""
+    """Writes timeline events and queues jobs; `job_max_attempts` bounds the retries of every job,
+    `chat_job_max_attempts` those that post to the chat, which outlast a chat outage: the backoff
+    doubles up to five minutes, so 18 attempts span about an hour."""
 
     def __init__(
         self,
         *,
         job_max_attempts: int = 5,
+        chat_job_max_attempts: int = 18,
         proposal_ttl: timedelta = timedelta(minutes=30),
         archive_after: timedelta | None = None,
     ) -> None:
         self._attempts = job_max_attempts
+        self._chat_attempts = chat_job_max_attempts
         self._proposal_ttl = proposal_ttl  # how long a proposed action can be approved
         self._archive_after = archive_after  # archive the channel this long after resolve; None: never
 
@@ -76,7 +80,18 @@ class Timeline:
         if run is not None:
             payload["run"] = run
             key += f":{run}"
-        enqueue(session, kind=kind, payload=payload, now=now, dedup_key=key, max_attempts=self._attempts)
+        attempts = self.attempts(kind)
+        enqueue(session, kind=kind, payload=payload, now=now, dedup_key=key, max_attempts=attempts)
+
+    def attempts(self, kind: JobKind) -> int:
+        """How often a job of `kind` is tried before it is dead."""
+        return self._chat_attempts if kind in CHAT_JOBS else self._attempts
+
+
+# The jobs whose work is a post to the chat: a chat outage must not make them dead within a minute.
+CHAT_JOBS = frozenset(
+    {JobKind.ANNOUNCE, JobKind.POST_TRIAGE, JobKind.ALERTS_RESOLVED, JobKind.POSTMORTEM, JobKind.ARCHIVE}
+)
 
 
 def run_label(run: int) -> str:

@@ -122,7 +122,7 @@ class Lifecycle(Responders):
             payload=payload,
             now=now,
             dedup_key=key,
-            max_attempts=self._attempts,
+            max_attempts=self.attempts(JobKind.ALERTS_RESOLVED),
         )
 
     # -- announcement and triage ---------------------------------------------------------------
@@ -162,7 +162,11 @@ class Lifecycle(Responders):
         of: int,
         now: datetime,
     ) -> None:
-        """Something did not reach the chat; the timeline says what, why, and whether it is retried."""
+        """Something did not reach the chat; the timeline says what, why, and whether it is retried:
+        on the first attempt, the last, each power of two, and whenever the reason changes, so an
+        hour of outage is a handful of entries."""
+        if 1 < attempt < of and attempt & (attempt - 1) and _last_failure(session, row.id, what) == error:
+            return
         then = f"attempt {attempt} of {of}, retried" if attempt < of else f"gave up after {of} attempts"
         text, data = f"the {what} did not reach Slack: {error} ({then})", {"what": what, "error": error}
         self.event(
@@ -275,3 +279,19 @@ class Lifecycle(Responders):
         return True
 
     # -- what responders do --------------------------------------------------------------------
+
+
+def _last_failure(session: Session, incident_id: int, what: str) -> str | None:
+    """The reason of the newest post failure of `what` on the incident's timeline."""
+    rows = session.scalars(
+        select(TimelineEventRow.data)
+        .where(
+            TimelineEventRow.incident_id == incident_id,
+            TimelineEventRow.kind == EventKind.POST_FAILED.value,
+        )
+        .order_by(TimelineEventRow.id.desc())
+    )
+    for data in rows:
+        if data.get("what") == what:
+            return str(data.get("error"))
+    return None

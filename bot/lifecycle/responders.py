@@ -106,7 +106,7 @@ class Responders(Timeline):
                 payload=payload,
                 now=now,
                 dedup_key=key,
-                max_attempts=self._attempts,
+                max_attempts=self.attempts(JobKind.ARCHIVE),
                 run_after=now + self._archive_after,
             )
 

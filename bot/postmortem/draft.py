@@ -1,7 +1,8 @@
 """Build the postmortem draft from what the store holds: the timeline, the triage runs, the proposals.
 
 A pure function of its inputs (the caller reads them), so the same incident always drafts the same
-text, and a test can build one from a real incident's records.
+text, and a test can build one from a real incident's records. The draft quotes alerts, logs and the
+cluster; it is redacted whole (bot.triage.redact) before anyone reads it, in Slack or through the API.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from datetime import datetime
 
 from bot.domain import ActionProposal, EventKind, IncidentDetail, StoredTriage, TimelineEvent
 from bot.postmortem.model import AFTERWORD, ActionRecord, Duration, Finding, Gap, Postmortem, TagCheck
+from bot.triage.redact import redact_value
 
 UNATTRIBUTED = "UNATTRIBUTED"
 
@@ -39,7 +41,7 @@ def draft(
     actions = [_action(p, detail.timeline) for p in proposals]
     findings = _findings(detail, first, tag, proposals, offer)
     result = first.result if first else None
-    return Postmortem(
+    built = Postmortem(
         incident=detail.incident,
         built_at=now,
         events=len(events),
@@ -56,6 +58,7 @@ def draft(
         findings=findings,
         action_items=[f.action_item for f in findings],
     )
+    return Postmortem.model_validate(redact_value(built.model_dump(mode="json")))
 
 
 def _tag(detail: IncidentDetail, first: StoredTriage | None, runs: int) -> TagCheck:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.postmortem.model import Postmortem
+from bot.triage.redact import redact
 
 NONE = "-"
 
@@ -101,7 +102,7 @@ def markdown(pm: Postmortem) -> str:
     ]
     out += ["", "## Action items", ""]
     out += [f"- [ ] {_cell(item)}" for item in pm.action_items] or ["- [ ] none from the machine's review"]
-    return "\n".join(out) + "\n"
+    return redact("\n".join(out) + "\n")  # a draft stored before a redaction rule came is caught too
 
 
 def _ok(value: bool | None) -> str:

@@ -19,7 +19,7 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -188,6 +188,9 @@ class OpenAIStandIn:
         self.api_key = api_key
         self.model = model
         self.requests: list[dict[str, Any]] = []
+        # Called with each chat completion's body once it is answered, before the answer goes out:
+        # tests use it to act at a precise step, e.g. stop the client mid-conversation.
+        self.after_reply: Callable[[dict[str, Any]], None] | None = None
         self._next = 0
         self._lock = threading.Lock()
         self.app = Starlette(
@@ -231,7 +234,11 @@ class OpenAIStandIn:
             first = exc.errors()[0]
             param = ".".join(str(part) for part in first["loc"])
             return _error(400, f"Invalid value for '{param}': {first['msg']}", param=param)
-        return self._play(chat)
+        answer = self._play(chat)
+        hook = self.after_reply
+        if hook is not None:
+            hook(body)
+        return answer
 
     def _play(self, chat: ChatRequest) -> Response:
         if chat.stream:

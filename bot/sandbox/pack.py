@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot import jsontext
 from bot.actions.catalog import CATALOG, ActionKind
 from bot.alertmanager import WebhookPayload, parse_payload
 from bot.datafile import did_you_mean
@@ -58,7 +59,10 @@ class ScenarioMeta(_Loose):
     def _aware(cls, value: datetime) -> datetime:
         if value.tzinfo is None:
             raise ValueError("must carry a time zone, e.g. 2026-06-01T10:07:00Z")
-        return value.astimezone(UTC)
+        try:
+            return value.astimezone(UTC)
+        except OverflowError:
+            raise ValueError("out of range once converted to UTC") from None
 
 
 class XidEvent(_Loose):
@@ -228,16 +232,30 @@ def _model(path: Path, model: type[M], *, required: bool) -> M | None:
     if text is None:
         return None
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = jsontext.loads(text) if path.suffix == ".json" else _yaml(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         line = getattr(exc, "lineno", None) or (getattr(getattr(exc, "problem_mark", None), "line", 0) + 1)
-        raise PackError(
-            f"{path}:{line}: not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"
-        ) from exc
+        kind = "JSON" if path.suffix == ".json" else "YAML"
+        raise PackError(f"{path}:{line}: not valid {kind}: {_reason(exc)}") from exc
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise PackError("\n".join(describe(exc, str(path), compose(text)))) from exc
+
+
+def _reason(exc: json.JSONDecodeError | yaml.YAMLError) -> str:
+    """The parser's complaint on one line (PyYAML's own spans several, with a caret)."""
+    reason = exc.msg if isinstance(exc, json.JSONDecodeError) else getattr(exc, "problem", None) or str(exc)
+    return " ".join(str(reason).split())
+
+
+def _yaml(text: str) -> Any:
+    """`yaml.safe_load`, with what it raises besides YAMLError (a date that is no date, such as
+    2026-13-45, or nesting past the recursion limit) raised as YAMLError."""
+    try:
+        return yaml.safe_load(text)
+    except (ValueError, RecursionError) as exc:
+        raise yaml.YAMLError(str(exc) or type(exc).__name__) from exc
 
 
 def _json_line(text: str, exc: PayloadError) -> int:
@@ -245,7 +263,10 @@ def _json_line(text: str, exc: PayloadError) -> int:
     if isinstance(cause, json.JSONDecodeError):
         return cause.lineno
     if isinstance(cause, ValidationError):
-        return int(describe(cause, "", compose(text))[0].split(":")[1])
+        try:
+            return int(describe(cause, "", compose(text))[0].split(":")[1])
+        except RecursionError:
+            return 1
     return 1
 
 
@@ -258,7 +279,7 @@ def _logs(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
+            doc = jsontext.loads(line)
         except json.JSONDecodeError as exc:
             raise PackError(f"{path}:{number}: not a JSON document: {exc.msg}") from exc
         if not isinstance(doc, dict):
@@ -288,9 +309,10 @@ def _objects(path: Path) -> list[dict[str, Any]]:
     try:
         nodes = list(yaml.compose_all(text))
         documents = list(yaml.safe_load_all(text))
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise PackError(f"{path}:{mark.line + 1 if mark else 1}: not valid YAML: {exc}") from exc
+        reason = _reason(exc) if isinstance(exc, yaml.YAMLError) else " ".join(str(exc).split())
+        raise PackError(f"{path}:{mark.line + 1 if mark else 1}: not valid YAML: {reason}") from exc
     for node, doc in zip(nodes, documents, strict=True):
         if doc is None:
             continue
@@ -298,12 +320,18 @@ def _objects(path: Path) -> list[dict[str, Any]]:
         if not isinstance(doc, dict):
             raise PackError(f"{path}:{line}: each document must be a Kubernetes object")
         if doc.get("kind") == "List":  # `kubectl get -o yaml` of several objects
-            objects.extend(item for item in doc.get("items") or [] if isinstance(item, dict))
+            items = doc.get("items") or []
+            if not isinstance(items, list):
+                raise PackError(f"{path}:{line}: items: must be a list of Kubernetes objects")
+            objects.extend(item for item in items if isinstance(item, dict))
             continue
         for key in ("apiVersion", "kind"):
             if not doc.get(key):
                 raise PackError(f"{path}:{line}: {key}: missing")
-        if not (doc.get("metadata") or {}).get("name"):
+        metadata = doc.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise PackError(f"{path}:{line}: metadata: must be a mapping")
+        if not metadata.get("name"):
             raise PackError(f"{path}:{line}: metadata.name: missing")
         objects.append(doc)
     return objects
@@ -312,14 +340,20 @@ def _objects(path: Path) -> list[dict[str, Any]]:
 def _check_openmetrics(path: Path) -> None:
     """Cheap structural check; promtool does the full parse when the pack is loaded."""
     last = ""
-    with path.open(encoding="utf-8") as handle:
-        for number, raw in enumerate(handle, start=1):
-            line = raw.rstrip("\n")
-            if line.strip():
-                last = line
-            if not line or line.startswith("#"):
-                continue
-            if not SAMPLE.match(line):
-                raise PackError(f"{path}:{number}: not an OpenMetrics sample: {line[:120]}")
+    number = 0
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, raw in enumerate(handle, start=1):
+                line = raw.rstrip("\n")
+                if line.strip():
+                    last = line
+                if not line or line.startswith("#"):
+                    continue
+                if not SAMPLE.match(line):
+                    raise PackError(f"{path}:{number}: not an OpenMetrics sample: {line[:120]}")
+    except UnicodeDecodeError as exc:
+        raise PackError(f"{path}:{number + 1}: not UTF-8: {exc.reason}") from exc
+    except OSError as exc:
+        raise PackError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if last.strip() != "# EOF":
         raise PackError(f"{path}: must end with '# EOF' (OpenMetrics)")

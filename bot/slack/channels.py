@@ -23,7 +23,7 @@ from bot.chatstore import ChatStore, ClaimState
 from bot.config import BotConfig
 from bot.domain import ChatChannel, Incident
 from bot.publish import PublishError
-from bot.slack.blocks.announcement import announcement_blocks, announcement_text
+from bot.slack.blocks.announcement import announcement_blocks, announcement_text, notice_text
 from bot.slack.blocks.text import cut
 from bot.slack.client import SLACK_FAULTS, ChannelPacer, failed
 from bot.slack.names import candidates, channel_name
@@ -202,7 +202,7 @@ class ChannelSetup:
 
     def _notice(self, incident: Incident, a: Announcement, channel: str, notices: str) -> str:
         self._pacer.wait(notices)
-        text = cut(f":rotating_light: Incident {incident.id} ({a.severity}): {a.title} — <#{channel}>", 500)
+        text = notice_text(a, channel)
         posted = self._client.chat_postMessage(channel=notices, text=text, unfurl_links=False)
         self._store.record_message(incident.id, "notice", channel_id=notices, ts=str(posted["ts"]))
         return str(posted["ts"])

@@ -34,12 +34,25 @@ TIMEOUT_SECONDS = 15
 SLACK_FAULTS = (SlackApiError, OSError)
 
 
+# Refusals only a person can lift; the job keeps retrying, so the post follows once they have.
+REMEDIES = {
+    "is_archived": "someone archived the channel in Slack: unarchive it and the post follows",
+    "is_inactive": "someone archived the channel in Slack: unarchive it and the post follows",
+    "channel_not_found": "the channel is gone or the bot was removed from it",
+    "not_in_channel": "the bot was removed from the channel: invite it back",
+    "token_revoked": "the bot's token was revoked: reinstall the app and set SLACK_BOT_TOKEN",
+    "invalid_auth": "SLACK_BOT_TOKEN is not a valid token",
+    "account_inactive": "the app was uninstalled: reinstall it and set SLACK_BOT_TOKEN",
+}
+
+
 def failed(exc: Exception, call: str) -> PublishError:
     """A call that did not get through, said as `call: error` (the timeline and the job's last
-    error show it)."""
+    error show it), with what a person can do about it when only a person can."""
     if isinstance(exc, SlackApiError):
         error = exc.response.get("error") if exc.response is not None else None
-        return PublishError(f"{call}: {error or exc}")
+        remedy = REMEDIES.get(str(error))
+        return PublishError(f"{call}: {error or exc}" + (f" ({remedy})" if remedy else ""))
     return PublishError(f"{call}: Slack unreachable ({exc})")
 
 

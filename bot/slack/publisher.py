@@ -35,6 +35,7 @@ from bot.slack.channels import ChannelSetup
 from bot.slack.charts import Chart, Mark, render
 from bot.slack.client import SLACK_FAULTS, ChannelPacer, failed
 from bot.triage.progress import Progress, ProgressEvent
+from bot.triage.redact import redact
 from tools.prometheus import PrometheusTool
 from tools.result import Window, parse_time
 
@@ -236,7 +237,10 @@ class SlackPublisher:
             if str(e.get("id", "")).startswith("k8s:rollout:") and (at := _time(e.get("at"))) is not None
         ]
         return Chart(
-            title=incident.alertname or incident.title, series=series, threshold=threshold, marks=marks
+            title=redact(incident.alertname or incident.title),
+            series=series,
+            threshold=threshold,
+            marks=marks,
         )
 
 

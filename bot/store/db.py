@@ -19,6 +19,7 @@ from bot.errors import SchemaError, StoreError
 MIGRATIONS = Path(__file__).parent / "migrations"
 # Any 64-bit number will do: it only has to be the same for every replica running migrations.
 MIGRATION_LOCK_ID = 0x1C1DE7B07
+CONNECT_TIMEOUT_SECONDS = 5  # PostgreSQL: how long opening a connection may take
 
 
 def normalise_url(url: str) -> str:
@@ -150,6 +151,10 @@ def create_database(url: str, *, pool_size: int = 20) -> Database:
         _configure_sqlite(engine)
     else:
         kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_timeout=30)
+        if "connect_timeout" not in parsed.query:
+            # An unreachable server (a dropped route, a failover) fails a connection in seconds, so a
+            # webhook answers 503 well within Alertmanager's timeout instead of waiting on TCP.
+            kwargs["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT_SECONDS}
         engine = create_engine(url, **kwargs)
     return Database(engine)
 

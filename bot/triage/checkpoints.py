@@ -8,6 +8,7 @@ once, and nothing else found in a checkpoint is ever turned back into an object.
 from __future__ import annotations
 
 import sqlite3
+import time
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -51,6 +52,9 @@ def serializer() -> JsonPlusSerializer:
     return JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES)
 
 
+SETUP_TRIES = 5
+
+
 def checkpointer_for(db: Database) -> BaseCheckpointSaver[Any]:
     """LangGraph's saver on the bot's own database (its tables sit beside the bot's)."""
     url = db.engine.url
@@ -72,7 +76,27 @@ def checkpointer_for(db: Database) -> BaseCheckpointSaver[Any]:
         autocommit=True,
         prepare_threshold=0,
         row_factory=dict_row,
+        connect_timeout=5,
     )
-    pg_saver = PostgresSaver(conn, serde=serializer())
-    pg_saver.setup()
+    try:
+        pg_saver = PostgresSaver(conn, serde=serializer())
+        _set_up(pg_saver, psycopg.errors.UniqueViolation)
+    except BaseException:
+        conn.close()
+        raise
     return pg_saver
+
+
+def _set_up(saver: Any, raced: type[Exception]) -> None:
+    """The saver's migrations. Replicas that triage for the first time at once race on them (one
+    creates a table or records a migration the other is creating): the loser tries again, and finds
+    them done. Nothing waits on another session, so nothing can deadlock on the saver's
+    CREATE INDEX CONCURRENTLY."""
+    for attempt in range(1, SETUP_TRIES + 1):
+        try:
+            saver.setup()
+            return
+        except raced:
+            if attempt == SETUP_TRIES:
+                raise
+            time.sleep(0.1 * attempt)

@@ -94,6 +94,12 @@ class TriageEngine:
 
     def _prepared(self) -> Graph:
         with self._lock:
+            conn = getattr(self._checkpointer, "conn", None)
+            # PostgreSQL restarted under the saver's connection (SQLite's has no such state): reconnect
+            if conn is not None and (getattr(conn, "closed", False) or getattr(conn, "broken", False)):
+                conn.close()
+                self._checkpointer = None
+                self._graph = None
             if self._graph is None:
                 self._checkpointer = checkpointer_for(self._db)
                 deps = TriageDeps(

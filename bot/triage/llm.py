@@ -209,5 +209,5 @@ class LlmReviewer:
                 "hypothesis": framed(hypothesis(decision, self._knowledge.taxonomy.meaning)),
             },
             evidence=[{"id": framed(e.id), "summary": framed(e.summary)} for e in gathered.evidence[:80]],
-            gaps=[str(g) for g in gathered.gaps],
+            gaps=[framed(str(g)) for g in gathered.gaps],
         )

@@ -67,6 +67,9 @@ def test_without_slack_only_what_is_written_matches() -> None:
     assert approvers.check("U0LEAD", None).allowed
     assert not approvers.check("U0CAROL", None).allowed  # no directory to resolve carol's e-mail
     assert not approvers.check("U0BOB", "chat").allowed  # no directory to expand the group
+    assert approvers.check("Carol@Example.com", None).allowed  # an e-mail in any case
+    for lookalike in ("u0lead", " U0LEAD", "U0LEAD ", "U0LEA"):  # a user id only exactly
+        assert not approvers.check(lookalike, None).allowed, lookalike
 
 
 def test_nobody_approves_when_no_approver_is_configured() -> None:

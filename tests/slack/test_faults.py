@@ -30,7 +30,7 @@ def test_a_retried_announce_job_furnishes_the_one_channel_it_made(slack_bot: Sla
     incident_id = slack_bot.alert(pack.alert_body)
     timeline = slack_bot.wait_for(incident_id, "announced")
     assert failures(timeline) == [
-        "the announcement did not reach Slack: pins.add: ratelimited (attempt 1 of 5, retried)"
+        "the announcement did not reach Slack: pins.add: ratelimited (attempt 1 of 18, retried)"
     ]
     channel = slack_bot.channel(incident_id)
     cid = channel.id
@@ -131,7 +131,8 @@ def test_a_revoked_token_still_opens_and_triages_and_the_retry_posts(slack_bot: 
         slack_bot.wait_for(incident_id, "triaged")  # the triage does not wait for Slack
         timeline = slack_bot.wait_for(incident_id, "post_failed")
         assert failures(timeline)[0] == (
-            "the announcement did not reach Slack: conversations.create: token_revoked (attempt 1 of 5, retried)"
+            "the announcement did not reach Slack: conversations.create: token_revoked (the bot's token was revoked: "
+            "reinstall the app and set SLACK_BOT_TOKEN) (attempt 1 of 18, retried)"
         )
         stored = slack_bot.deps.services.chat.channel(incident_id)
         assert stored is None or stored.channel_id is None
@@ -159,6 +160,6 @@ def test_slack_unreachable_still_opens_and_triages(sandbox: Sandbox, database_ur
         assert failed[0].startswith(
             "the announcement did not reach Slack: conversations.create: Slack unreachable ("
         )
-        assert failed[0].endswith("(attempt 1 of 5, retried)")
+        assert failed[0].endswith("(attempt 1 of 18, retried)")
         stored = bot.deps.services.incidents.triage(incident_id)
         assert stored is not None and stored.result.category is not None  # the responder can still read it

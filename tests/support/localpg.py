@@ -12,6 +12,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+import time
 import uuid
 from pathlib import Path
 from types import TracebackType
@@ -65,6 +66,25 @@ class LocalPostgres:
             entry = pwd.getpwnam(self._user)
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        self._launch()
+        return self
+
+    def halt(self, mode: str = "fast") -> None:
+        """Stop the server but keep its data directory (`resume()` starts it again on the same port);
+        `fast` ends open sessions and rolls their transactions back, as a planned restart does."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", "60", "stop")
+
+    def resume(self) -> None:
+        """Start the server again on the data directory and port `halt()` left."""
+        self._launch()
+
+    def restart(self, *, down_seconds: float = 0.0, mode: str = "fast") -> None:
+        """Stop, stay down for `down_seconds`, start again: clients see their connections cut."""
+        self.halt(mode)
+        time.sleep(down_seconds)
+        self.resume()
+
+    def _launch(self) -> None:
         options = [
             f"-p {self.port}",
             "-c listen_addresses=127.0.0.1",
@@ -86,7 +106,6 @@ class LocalPostgres:
             " ".join(options),
             "start",
         )
-        return self
 
     def create_database(self, name: str | None = None) -> str:
         """Create an empty database and return its URL."""

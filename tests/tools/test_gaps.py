@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.gpuagent.agent import GpuAgent
@@ -122,3 +122,47 @@ def test_gpu_slow(example: Pack) -> None:
     assert (
         result.gap is not None and str(result.gap) == "gpu: agent on node gpu-node-1: no answer within 0.5 s"
     )
+
+
+# What a misconfigured proxy, a captive portal or a half-upgraded backend answers instead of the API.
+GARBAGE: dict[str, tuple[int, str, bytes]] = {
+    "html": (200, "text/html", b"<html><body>Sign in to continue</body></html>"),
+    "truncated json": (200, "application/json", b'{"status": "success", "data": {"resultType": "matr'),
+    "wrong shape": (
+        200,
+        "application/json",
+        b'{"status": "success", "data": {"resultType": "matrix", "result": [{"metric": 7, "values": '
+        b'[["noon", "many"], null]}]}, "hits": {"hits": [{"_source": 3}]}, "items": "none", "kind": 5}',
+    ),
+    "error page": (502, "text/html", b"<html>502 Bad Gateway</html>"),
+}
+
+
+def garbage_server(kind: str) -> ServerThread:
+    status, media, body = GARBAGE[kind]
+
+    async def answer(request: Request) -> Response:
+        return Response(
+            body, status_code=status, media_type=media, headers={"X-Elastic-Product": "Elasticsearch"}
+        )
+
+    return ServerThread(Starlette(routes=[Route("/{path:path}", answer, methods=["GET", "POST", "HEAD"])]))
+
+
+@pytest.mark.parametrize("kind", sorted(GARBAGE))
+def test_a_backend_that_answers_garbage_is_a_named_gap(kind: str) -> None:
+    """Not an exception and not evidence: each tool names the backend and what was wrong."""
+    with garbage_server(kind) as server:
+        said = "502" if kind == "error page" else "the answer is not"
+        gap, _ = prom_gap(server.url)
+        assert gap.source.value == "prometheus" and said in gap.reason, gap
+        gap, _ = kube_gap(server.url)
+        assert gap.source.value == "kubernetes" and said in gap.reason, gap
+        gap, _ = es_gap(server.url)
+        assert gap.source.value == "elasticsearch" and gap.reason, gap
+        tool = GpuTool(StaticAgents({"gpu-node-1": server.url}), timeout=TIMEOUT)
+        result = tool.read(["gpu-node-1"], as_of=WINDOW.as_of)
+        tool.close()
+        assert result.gap is not None and str(result.gap).startswith("gpu: agent on node gpu-node-1: "), (
+            result
+        )

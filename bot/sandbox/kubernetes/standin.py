@@ -74,6 +74,9 @@ class KubernetesStandIn(Writes, Discovery):
         )
         self._pod_logs = {key: list(lines) for key, lines in (pod_logs or {}).items()}
         self._closed = False
+        # Called with each request under /api/v1 or /apis once it is answered (a write has landed),
+        # before the answer goes out: tests use it to act at a precise step, e.g. stop the client.
+        self.after_request: Callable[[Request, Response], None] | None = None
         self.app = Starlette(routes=self._routes())
 
     def close(self) -> None:
@@ -101,11 +104,21 @@ class KubernetesStandIn(Writes, Discovery):
         ]
 
     async def _core(self, request: Request) -> Response:
-        return self._serve(request, "", "v1", request.path_params["rest"], await request.body())
+        answer = self._serve(request, "", "v1", request.path_params["rest"], await request.body())
+        return self._answered(request, answer)
 
     async def _grouped(self, request: Request) -> Response:
         params = request.path_params
-        return self._serve(request, params["group"], params["version"], params["rest"], await request.body())
+        body = await request.body()
+        return self._answered(
+            request, self._serve(request, params["group"], params["version"], params["rest"], body)
+        )
+
+    def _answered(self, request: Request, answer: Response) -> Response:
+        hook = self.after_request
+        if hook is not None:
+            hook(request, answer)
+        return answer
 
     def _serve(self, request: Request, group: str, version: str, rest: str, body: bytes) -> Response:
         try:

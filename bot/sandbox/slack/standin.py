@@ -39,6 +39,7 @@ from bot.sandbox.slack import respond, socket_mode
 from bot.sandbox.slack.args import Args
 from bot.sandbox.slack.methods import SlackMethods
 from bot.sandbox.slack.respond import ResponsePost, ResponseUrls
+from bot.sandbox.slack.scopes import ALL_SCOPES, APP_TOKEN_METHODS, NEEDED_SCOPES
 from bot.sandbox.slack.socket_mode import SocketAck, SocketModeHub
 from bot.sandbox.slack.state import (
     APP_ID,
@@ -49,31 +50,6 @@ from bot.sandbox.slack.state import (
     SlackError,
     SlackUser,
 )
-
-APP_TOKEN_METHODS = frozenset({"apps.connections.open"})
-# The bot scope each method needs, as api.slack.com/methods documents it; a token without it gets
-# `missing_scope`. Every answer to a bot token carries its granted scopes in `x-oauth-scopes`.
-NEEDED_SCOPES = MappingProxyType(
-    {
-        "conversations.create": "channels:manage",
-        "conversations.invite": "channels:manage",
-        "conversations.setTopic": "channels:manage",
-        "conversations.setPurpose": "channels:manage",
-        "conversations.archive": "channels:manage",
-        "users.conversations": "channels:read",
-        "chat.postMessage": "chat:write",
-        "chat.update": "chat:write",
-        "chat.postEphemeral": "chat:write",
-        "bookmarks.add": "bookmarks:write",
-        "pins.add": "pins:write",
-        "files.getUploadURLExternal": "files:write",
-        "files.completeUploadExternal": "files:write",
-        "users.lookupByEmail": "users:read.email",
-        "users.info": "users:read",
-        "usergroups.users.list": "usergroups:read",
-    }
-)
-ALL_SCOPES = frozenset(NEEDED_SCOPES.values()) | {"commands", "app_mentions:read"}
 
 _NO_GROUPS: Mapping[str, list[str]] = MappingProxyType({})
 
@@ -92,6 +68,7 @@ class RateLimitOrder(BaseModel):
 class _RateLimit:
     times: int
     retry_after: int
+    status: int = 429  # a 5xx for an outage on Slack's side
 
 
 @dataclass(frozen=True)
@@ -125,6 +102,9 @@ class SlackStandIn(SlackMethods):
         self.scopes = frozenset(scopes)
         super().__init__(users=users, usergroups=usergroups, bot_user_id=bot_user_id, clock=clock)
         self.calls: list[SlackCall] = []
+        # Called with each Web API call once it is answered (its change made), before the answer
+        # goes out: tests use it to act at a precise step, e.g. stop the bot right after a create.
+        self.after_call: Callable[[SlackCall], None] | None = None
         self._revoked: set[str] = set()
         self._limits: dict[str, _RateLimit] = {}
         self._responses = ResponseUrls(self)
@@ -150,6 +130,12 @@ class SlackStandIn(SlackMethods):
         """The next `times` calls of `method` answer 429 with `Retry-After: retry_after`."""
         with self._lock:
             self._limits[method] = _RateLimit(times=times, retry_after=retry_after)
+
+    def fail(self, method: str, *, times: int = 1, status: int = 500) -> None:
+        """The next `times` calls of `method` fail on Slack's side with HTTP `status` (a 5xx storm),
+        changing nothing, as `{"ok": false, "error": "fatal_error"}`."""
+        with self._lock:
+            self._limits[method] = _RateLimit(times=times, retry_after=0, status=status)
 
     def revoke(self, token: str) -> None:
         """Every call with `token` answers `token_revoked`, as after an admin removes the app."""
@@ -237,6 +223,9 @@ class SlackStandIn(SlackMethods):
         call = SlackCall(method=method, params=params, time=datetime.now(UTC), error=reply.body.get("error"))
         with self._lock:
             self.calls.append(call)
+        hook = self.after_call
+        if hook is not None:
+            hook(call)
         return JSONResponse(reply.body, status_code=reply.status, headers=reply.headers)
 
     def _answer(self, method: str, token: str | None, args: Args) -> _Reply:
@@ -263,8 +252,10 @@ class SlackStandIn(SlackMethods):
     def _granted(self, method: str, args: Args) -> _Reply:
         handler = self._methods[method]
         limited = self._take_rate_limit(method)
+        if limited is not None and limited.status != 429:
+            return _Reply({"ok": False, "error": "fatal_error"}, status=limited.status)
         if limited is not None:
-            headers = {"Retry-After": str(limited)}
+            headers = {"Retry-After": str(limited.retry_after)}
             return _Reply({"ok": False, "error": "ratelimited"}, status=429, headers=headers)
         try:
             return _Reply({"ok": True, **handler(args)})
@@ -287,12 +278,12 @@ class SlackStandIn(SlackMethods):
     def _apps_connections_open(self, args: Args) -> Answer:
         return {"url": self._socket.open_url(args.base_url)}
 
-    def _take_rate_limit(self, method: str) -> int | None:
+    def _take_rate_limit(self, method: str) -> _RateLimit | None:
         limit = self._limits.get(method)
         if limit is None or limit.times <= 0:
             return None
         limit.times -= 1
-        return limit.retry_after
+        return limit
 
     async def _ratelimit_route(self, request: Request) -> Response:
         """Lets a person driving the sandbox by hand make the next calls of a method answer 429."""

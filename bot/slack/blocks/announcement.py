@@ -13,7 +13,7 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.announce import Announcement
-from bot.slack.blocks.text import FIELD, HEADER, SECTION, code, cut, escape, link, when
+from bot.slack.blocks.text import FIELD, HEADER, SECTION, code, cut, escape, inline, link, plain, when
 
 SEVERITY_MARK = {
     "critical": ":red_circle:",
@@ -33,7 +33,13 @@ def mention(principal: str) -> str:
 
 def announcement_text(a: Announcement) -> str:
     """The fallback text (notifications, screen readers)."""
-    return cut(f"Incident {a.incident_id} ({a.severity}): {a.title}", 300)
+    return cut(f"Incident {a.incident_id} ({escape(a.severity)}): {escape(a.title)}", 300)
+
+
+def notice_text(a: Announcement, channel_id: str) -> str:
+    """The one line in the announcements channel, pointing at the incident's channel."""
+    said = f":rotating_light: Incident {a.incident_id} ({escape(a.severity)}): {escape(a.title)}"
+    return f"{cut(said, 470)} — <#{channel_id}>"
 
 
 def announcement_blocks(a: Announcement) -> list[Block]:
@@ -47,11 +53,11 @@ def announcement_blocks(a: Announcement) -> list[Block]:
         f"*Started*\n{when(a.started_at)}",
     ]
     blocks: list[Block] = [
-        HeaderBlock(text=cut(f"Incident {a.incident_id}: {a.title}", HEADER)),
+        HeaderBlock(text=plain(f"Incident {a.incident_id}: {a.title}", HEADER)),
         SectionBlock(fields=[MarkdownTextObject(text=cut(f, FIELD)) for f in fields]),
     ]
     if a.query:
-        value = f"\n*Violating value* `{cut(escape(a.value), 200)}`" if a.value else ""
+        value = f"\n*Violating value* {inline(a.value)}" if a.value else ""
         query = "*Query*\n" + code(escape(a.query), SECTION - 20 - len(value))
         blocks.append(SectionBlock(text=MarkdownTextObject(text=query + value)))
     links = [link(d.url, d.title) for d in a.dashboards]

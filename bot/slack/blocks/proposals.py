@@ -20,7 +20,7 @@ from slack_sdk.models.blocks import (
 
 from bot.actions.model import ProposalState
 from bot.domain import ActionProposal
-from bot.slack.blocks.text import SECTION, cut, escape
+from bot.slack.blocks.text import SECTION, cut, escape, inline, plain
 from bot.slack.ids import ActionId
 
 P = ProposalState
@@ -50,7 +50,7 @@ def _who(user: str | None) -> str:
 def _diff(lines: list[Any]) -> str:
     if not lines:
         return ""
-    shown = [str(line).replace("`", "'") for line in lines[:MAX_DIFF]]
+    shown = [escape(str(line)).replace("`", "'") for line in lines[:MAX_DIFF]]
     more = f"\n… {len(lines) - len(shown)} more" if len(lines) > len(shown) else ""
     return "\n```" + cut("\n".join(shown), 1500) + more + "```"
 
@@ -89,7 +89,10 @@ def _confirm(proposal: ActionProposal, verb: str) -> ConfirmObject:
     lines = (proposal.preview or {}).get("diff") or []
     body = f"{verb} {action.kind.value} on {action.target}. " + "; ".join(str(x) for x in lines[:3])
     return ConfirmObject(
-        title=cut(f"{verb} {action.kind.value}?", 100), text=cut(body, 300), confirm=verb, deny="Cancel"
+        title=plain(f"{verb} {action.kind.value}?", 100),
+        text=cut(escape(body), 300),
+        confirm=verb,
+        deny="Cancel",
     )
 
 
@@ -122,7 +125,7 @@ def _buttons(proposal: ActionProposal) -> list[ButtonElement]:
 
 def proposal_blocks(proposal: ActionProposal, run: int, *, number: int) -> list[Block]:
     action = proposal.action
-    what = f"*{number}. {action.kind.value.replace('_', ' ')}* `{escape(action.target)}`"
+    what = f"*{number}. {action.kind.value.replace('_', ' ')}* {inline(action.target)}"
     why = f" — {escape(action.rationale)}" if action.rationale else ""
     if proposal.status == P.PROPOSED:
         undo = f"\n_Undo:_ {escape(action.undo)}" if action.undo else ""

@@ -12,35 +12,37 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.postmortem.model import Postmortem
-from bot.slack.blocks.text import FIELD, HEADER, SECTION, cut, escape
+from bot.slack.blocks.text import FIELD, HEADER, SECTION, cut, escape, inline
 
 
 def summary_text(pm: Postmortem) -> str:
     """The notification text (and what a client without blocks shows)."""
     i = pm.incident
-    return cut(f"Incident {i.id} resolved by {i.resolved_by}: {i.resolution or ''}", SECTION)
+    return cut(
+        f"Incident {i.id} resolved by {escape(i.resolved_by or '')}: {escape(i.resolution or '')}", SECTION
+    )
 
 
 def _tag_line(pm: Postmortem) -> str:
     tag = pm.tag
-    final = f"`{tag.final_category.value if tag.final_category else 'untagged'}` / `{tag.final_code or 'no code'}`"
+    category = tag.final_category.value if tag.final_category else "untagged"
+    final = f"`{category}` / {inline(tag.final_code or 'no code')}"
     if tag.triage_code is None:
         return f"*Final tag* {final} (no triage was stored)"
     mark = {True: ":white_check_mark:", False: ":x:", None: ":grey_question:"}[tag.code_ok]
-    triage = f"`{tag.triage_category.value if tag.triage_category else '?'}` / `{tag.triage_code}`"
+    triage = f"`{tag.triage_category.value if tag.triage_category else '?'}` / {inline(tag.triage_code)}"
     return f"*Final tag* {final} · *first triage* {triage} {mark}"
 
 
 def summary_blocks(pm: Postmortem) -> list[Block]:
     i = pm.incident
-    who = (
-        f"<@{i.resolved_by}>" if (i.resolved_by or "").startswith(("U", "W")) else escape(i.resolved_by or "")
-    )
+    by = i.resolved_by or ""
+    who = f"<@{by}>" if by[:1] in ("U", "W") and by.isalnum() else escape(by)
     clocks = " · ".join(f"{d.name} {d.text()}" for d in pm.durations)
     ran = [a for a in pm.actions if a.executed_at is not None]
     actions = (
         "\n".join(
-            f"• `{escape(a.kind)}` {escape(a.target)}: {escape(cut(a.effect or a.status, 200))}"
+            f"• {inline(a.kind)} {escape(a.target)}: {escape(cut(a.effect or a.status, 200))}"
             f" (approved by {escape(a.decided_by or '?')})"
             for a in ran
         )

@@ -22,7 +22,7 @@ from slack_sdk.models.blocks import (
 
 from bot.domain import ActionProposal, Incident, StoredTriage
 from bot.slack.blocks.proposals import proposal_blocks
-from bot.slack.blocks.text import FIELD, HEADER, SECTION, cut, escape, link
+from bot.slack.blocks.text import FIELD, HEADER, SECTION, cut, escape, inline, link, plain
 
 MAX_EVIDENCE = 8
 MAX_ACTIONS = 8  # a refused eviction adds its delete as one more
@@ -37,20 +37,21 @@ CATEGORY_MARK = {
 def triage_text(incident: Incident, triage: StoredTriage) -> str:
     r = triage.result
     return cut(
-        f"Incident {incident.id} triage: {r.category} / {r.code} ({r.confidence:.0%}) — {r.hypothesis}", 400
+        f"Incident {incident.id} triage: {r.category} / {escape(r.code)} ({r.confidence:.0%}) — "
+        + escape(r.hypothesis),
+        400,
     )
 
 
 def _evidence_line(item: dict[str, Any]) -> str:
     summary = cut(str(item.get("summary", "")), 240)
     target = item.get("link")
-    source = escape(str(item.get("source", "")))
+    source = inline(str(item.get("source", "")), 60)
     if isinstance(target, str) and target.startswith(("http://", "https://")):
-        return f"• `{source}` {link(target, summary)}"
+        return f"• {source} {link(target, summary)}"
     if isinstance(target, str) and target.strip():  # an object's command: shown to copy, not linked
-        command = escape(cut(target, 200)).replace("`", "'")
-        return f"• `{source}` {escape(summary)} · `{command}`"
-    return f"• `{source}` {escape(summary)}"
+        return f"• {source} {escape(summary)} · {inline(target)}"
+    return f"• {source} {escape(summary)}"
 
 
 MORE = "\n… and {left} more (`incident-bot incidents show`)"
@@ -82,12 +83,12 @@ def triage_blocks(
     label = "Triage" if triage.run == 1 else f"Triage run {triage.run}"
     fields = [
         f"*Category*\n{mark} `{r.category.value}`",
-        f"*Root cause*\n`{escape(r.code)}`",
+        f"*Root cause*\n{inline(r.code)}",
         f"*Confidence*\n{r.confidence:.0%} ({r.engine})",
         f"*Runbook*\n{link(runbook_url, r.runbook.rsplit('/', 1)[-1]) if r.runbook else '-'}",
     ]
     blocks: list[Block] = [
-        HeaderBlock(text=cut(f"{label}: {r.category.value} · {r.code}", HEADER)),
+        HeaderBlock(text=plain(f"{label}: {r.category.value} · {r.code}", HEADER)),
         SectionBlock(text=MarkdownTextObject(text=cut(escape(r.hypothesis), SECTION))),
         SectionBlock(fields=[MarkdownTextObject(text=cut(f, FIELD)) for f in fields]),
         evidence_section(r.evidence),

@@ -1,0 +1,1 @@
+"""Several replicas of the bot on one PostgreSQL: storms, concurrent clicks, a database restart."""

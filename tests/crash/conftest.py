@@ -46,10 +46,9 @@ from bot.sandbox.up import (
 from bot.settings import Settings
 from bot.store.db import Database, create_database
 from bot.store.models import JobRow
-from tests.conftest import ALERTMANAGER_TOKEN, API_TOKEN, ROOT, am_headers, api_headers
+from tests.conftest import ALERTMANAGER_TOKEN, API_TOKEN, am_headers, api_headers
+from tests.slack.conftest import SERVICE, SURGE
 
-SURGE = ROOT / "scenarios" / "kv-cache-preemption-traffic-surge"
-SERVICE = "vllm-llama31-8b-support"
 APPROVER = "U0BOB"  # in the on-call group S0ONCALL
 VERIFY_SECONDS = 5.0
 LEASE_SECONDS = VERIFY_SECONDS + 60  # the shortest lease the bot accepts with that verify

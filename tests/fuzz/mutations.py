@@ -45,6 +45,17 @@ def fuzz(examples: int) -> settings:
 # What each fuzz test ran, printed at the end of the module (`pytest -s`) and asserted per test.
 RAN: Counter[str] = Counter()
 
+
+@contextmanager
+def counted(name: str, at_least: int) -> Iterator[None]:
+    """The cases counted under `name` while the block runs: printed, and at least `at_least`."""
+    start = RAN[name]
+    yield
+    ran = RAN[name] - start
+    print(f"{name}: {ran} cases")
+    assert ran >= at_least
+
+
 # Characters that break naive handling: lone surrogates, NUL, bidi and zero-width marks, BOM,
 # astral characters, quotes and escapes.
 ODD_CHARS = [

@@ -20,6 +20,7 @@ from tests.conftest import API_TOKEN, api_headers
 from tests.fuzz.mutations import (
     RAN,
     Served,
+    counted,
     deep,
     encode,
     fuzz,
@@ -150,10 +151,8 @@ def test_writes_answer_4xx_with_a_reason_and_change_nothing_when_refused(served:
         if response.status_code >= 400:
             assert snapshot(served.db) == before, (path, body[:200], response.text)
 
-    start = RAN["api-write"]
-    check()
-    print(f"api-write: {RAN['api-write'] - start} cases")
-    assert RAN["api-write"] - start >= 250
+    with counted("api-write", 250):
+        check()
 
 
 def test_action_decisions_are_refused_with_a_reason(served: Served) -> None:
@@ -175,10 +174,8 @@ def test_action_decisions_are_refused_with_a_reason(served: Served) -> None:
         if response.status_code >= 400:
             only_refusals_audited(served, before, snapshot(served.db))
 
-    start = RAN["api-decision"]
-    check()
-    print(f"api-decision: {RAN['api-decision'] - start} cases")
-    assert RAN["api-decision"] - start >= 150
+    with counted("api-decision", 150):
+        check()
 
 
 def query_path(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
@@ -215,15 +212,13 @@ def test_reads_with_odd_ids_and_query_strings_never_fail_with_5xx(served: Served
                 state.pop("postmortems"), state.pop("postmortems#")
         assert after == before, path
 
-    start = RAN["api-read"]
-    check()
-    for odd in ("-1", "abc", "1e3", "%00", "1.5", "%F0%9F%98%80"):
-        response = served.client.get(f"/api/incidents/{odd}", headers=api_headers())
-        assert response.status_code == 404 and response.text, (odd, response.text)
-        response = served.client.post(
-            f"/api/incidents/{odd}/ack", json={"actor": "U1"}, headers=api_headers()
-        )
-        assert response.status_code == 404 and response.text, (odd, response.text)
-        RAN["api-read"] += 2
-    print(f"api-read: {RAN['api-read'] - start} cases")
-    assert RAN["api-read"] - start >= 150
+    with counted("api-read", 150):
+        check()
+        for odd in ("-1", "abc", "1e3", "%00", "1.5", "%F0%9F%98%80"):
+            response = served.client.get(f"/api/incidents/{odd}", headers=api_headers())
+            assert response.status_code == 404 and response.text, (odd, response.text)
+            response = served.client.post(
+                f"/api/incidents/{odd}/ack", json={"actor": "U1"}, headers=api_headers()
+            )
+            assert response.status_code == 404 and response.text, (odd, response.text)
+            RAN["api-read"] += 2

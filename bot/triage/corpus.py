@@ -20,6 +20,7 @@ from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
 
 SPLITS = ("train", "dev", "test")
 COLUMNS = ("split", "code", "source", "family", "line", "note")
+EMITTER_COLUMNS = ("code", "source", "family", "line", "note")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,39 @@ def load_corpus(path: Path) -> list[LabelledLine]:
         if split not in SPLITS:
             raise ConfigError(f"{path}:{n}: split: {split!r} is not one of {', '.join(SPLITS)}")
         out.append(LabelledLine(split, code, source, family, line, note))
+    return out
+
+
+@dataclass(frozen=True)
+class EmitterLine:
+    """A failure message read in an emitter's own source (owner/repo@commit:path:line), written as
+    the log line it prints, with the code the message itself gives: the wording of the servers whose
+    own repositories are held out, known before any user reports it."""
+
+    code: str
+    source: str
+    family: str
+    line: str
+    note: str = ""  # the format string as the source writes it
+
+
+def load_emitter_lines(path: Path) -> list[EmitterLine]:
+    """The rows of an emitter-wording TSV (# comments skipped); ConfigError names the file and line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the emitter wording: {exc.strerror or exc}") from exc
+    out: list[EmitterLine] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        cells = raw.split("\t")
+        if len(cells) != len(EMITTER_COLUMNS):
+            raise ConfigError(
+                f"{path}:{n}: expected {len(EMITTER_COLUMNS)} tab-separated columns "
+                f"({', '.join(EMITTER_COLUMNS)}), found {len(cells)}"
+            )
+        out.append(EmitterLine(*cells))
     return out
 
 

@@ -4,7 +4,8 @@
     python -m bot.triage.training --check    # exit 1 when the shipped model is not what training gives
 
 The model learns from the train and dev splits of the real-wording corpus, the older hand-written
-lines (error_lines.tsv) and every rule's examples; the test split is never read. Its abstain
+lines (error_lines.tsv), the failure messages read in the emitters' own source (emitter_lines.tsv)
+and every rule's examples; the test split is never read. Its abstain
 threshold is calibrated out of fold, grouped by source repository (a project's wording is never in
 both the fitting and the scoring folds), on the lines the rules leave unattributed: those are the
 only lines the model is ever asked about. Once the rules have been written from a line, what they
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bot.triage.attribution import DEFAULT_RULES, Attributor
-from bot.triage.corpus import load_corpus
+from bot.triage.corpus import load_corpus, load_emitter_lines
 from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel, features, says_failure
 from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, load_taxonomy
 
@@ -37,6 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "triage" / "corpus" / "real_lines.tsv"
 HANDWRITTEN = REPO / "tests" / "triage" / "error_lines.tsv"
 FIRST_CONTACT = CORPUS.with_name("first_contact.tsv")
+EMITTERS = CORPUS.with_name("emitter_lines.tsv")
 TRAINING_SPLITS = ("train", "dev")
 C = 10.0  # inverse regularisation, chosen on the dev split
 PRECISION_TARGET = 2 / 3  # answer only where at least 2 in 3 out-of-fold answers had the right code
@@ -56,7 +58,7 @@ class Example:
 
 
 def training_set(
-    taxonomy: Taxonomy, attributor: Attributor, corpus: Path, handwritten: Path
+    taxonomy: Taxonomy, attributor: Attributor, corpus: Path, handwritten: Path, emitters: Path = EMITTERS
 ) -> list[Example]:
     """Every labelled line the model may learn from: never a line of the corpus's test split, even
     when a rule's example or a hand-written line happens to be the same canonical wording."""
@@ -73,6 +75,8 @@ def training_set(
             out.append(
                 Example(line, taxonomy.resolve(code), "handwritten", f"error_lines.tsv:{source}", False)
             )
+    for emitted in load_emitter_lines(emitters) if emitters.exists() else []:
+        out.append(Example(emitted.line, taxonomy.resolve(emitted.code), "emitters", emitted.source, False))
     for rule in attributor.rules:
         for example in rule.examples:
             out.append(Example(example, rule.code, "rules", f"rule {rule.id}", False))
@@ -225,7 +229,7 @@ def train(
 
     taxonomy = load_taxonomy()
     attributor = Attributor.load(taxonomy, rules)
-    examples = training_set(taxonomy, attributor, corpus, handwritten)
+    examples = training_set(taxonomy, attributor, corpus, handwritten, corpus.with_name(EMITTERS.name))
     contacts = first_contact(corpus.with_name(FIRST_CONTACT.name))
     threshold, calibration = calibrate(examples, attributor, contacts)
     vectorizer, model = fit([e.line for e in examples], [e.code for e in examples])

@@ -101,7 +101,7 @@ def test_serve_refuses_to_start_on_an_invalid_file(tmp_path: Path) -> None:
         timeout=60,
     )
     assert check.returncode == 0 and "1 services, 2 SLOs, 2 approvers" in check.stdout
-    assert "learned stage attribution_model.npz (threshold 0." in check.stdout
+    assert "learned stage attribution_model.npz (thresholds 0." in check.stdout
     rules_only = subprocess.run(
         [sys.executable, "-m", "bot", "config", "check", str(EXAMPLE)],
         capture_output=True,

@@ -41,7 +41,9 @@ def config_check(
         fail(exc)
     model = knowledge.attributor.model
     learned = (
-        f"learned stage {model.path.name} (threshold {model.threshold:.2f})" if model else "learned stage off"
+        f"learned stage {model.path.name} (thresholds {model.threshold:.2f}, layer {model.layer_threshold:.2f})"
+        if model
+        else "learned stage off"
     )
     typer.echo(
         f"{target or '(embedded defaults)'}: ok, {len(config.services)} services, "

@@ -129,6 +129,9 @@ def attribute(
 
             def hint(text: str) -> str:
                 guess = model.best(text)
-                return f"{guess.code} (learned stage, p={guess.probability:.2f}; its threshold {model.threshold:.2f})"
+                return (
+                    f"{guess.code} (learned stage, p={guess.probability:.2f}, layer {guess.layer_probability:.2f};"
+                    f" its thresholds {model.threshold:.2f}, layer {model.layer_threshold:.2f})"
+                )
 
         typer.echo(weekly_report(records, attributor, hint).render(), err=True)

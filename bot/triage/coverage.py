@@ -202,7 +202,7 @@ def weekly_report(
     counted apart, so that feeding a whole log does not inflate the unattributed share. `hint`
     gives each template's example the closest code (the learned stage's guess below its
     threshold), a start for the rule to write."""
-    from bot.triage.learned import says_failure
+    from bot.triage.failure_gate import says_failure
     from tools.logs.mining import new_miner, shape
 
     miner = new_miner()

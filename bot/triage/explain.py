@@ -1,14 +1,15 @@
 """Why a line got its code: the rule and the pattern that matched, or the model's nearest lines.
 
 A responder believes a code they can check. For a rule that is the pattern and the rule's own
-examples; for the learned stage it is its probability against the threshold and the labelled lines
-it resembles most, which is also what a reviewer reads when a model answer looks wrong.
+examples; for the learned stage it is its probability against the threshold (and its layer's against
+the layer threshold) and the labelled lines it resembles most, which is also what a reviewer reads
+when a model answer looks wrong.
 """
 
 from __future__ import annotations
 
 from bot.triage.attribution import Attribution, Attributor
-from bot.triage.learned import says_failure
+from bot.triage.failure_gate import says_failure
 
 NEAREST = 3
 
@@ -30,6 +31,8 @@ def explain(attributor: Attributor, message: str, got: Attribution) -> dict[str,
             model_code=guess.code,
             probability=round(guess.probability, 3),
             threshold=model.threshold,
+            layer_probability=round(guess.layer_probability, 3),
+            layer_threshold=model.layer_threshold,
             failure_words=says_failure(message),
             nearest=[
                 {"similarity": n.similarity, "code": n.code, "source": n.source, "line": n.line}

@@ -4,8 +4,10 @@ Rules are exact and explainable but only know the wordings someone wrote down; r
 engines, versions and log shippers say the same failures in other words. A logistic regression over
 character n-grams and words, trained at build time on the labelled corpus (bot/triage/training.py)
 and shipped as arrays (rules/attribution_model.npz), gives those lines a code, but only when its
-probability clears a threshold calibrated out of fold on lines the rules miss, so that it answers
-only where it has been right. Scoring is numpy only: no scikit-learn at run time.
+probability clears a threshold calibrated out of fold on lines the rules miss, and only when the
+classes of that code's layer together hold enough of the probability: the layer decides which team
+is paged, so a line the model cannot place in one layer is left unattributed rather than sent to the
+wrong team. Scoring is numpy only: no scikit-learn at run time.
 """
 
 from __future__ import annotations
@@ -15,150 +17,30 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
-import ahocorasick
 import numpy as np
 import numpy.typing as npt
 
 from bot.errors import ConfigError
+from bot.triage.failure_gate import says_failure
 from bot.triage.taxonomy import UNATTRIBUTED
 
 DEFAULT_MODEL = Path(__file__).with_name("rules") / "attribution_model.npz"
-FORMAT = 1
+FORMAT = 2  # 2: a layer threshold beside the code threshold
 MAX_CHARS = 512  # the head of a line says what failed; the model need not read a whole traceback
 MAX_WORD = 40  # a base64 blob or a path is one "word": its n-grams say nothing
 
-# The model is asked only about lines that say something went wrong. A line without one of these
-# words (an INFO line, a notice that request fields were ignored) is not an error line, whatever
-# error lines it resembles. Short words count only as whole words ("inf" is not "info"). One
-# Aho-Corasick pass finds them (a regex alternation of ~90 words costs ~0.1 ms a line).
-FAILURE_WORDS = (
-    "err",
-    "exception",
-    "fail",
-    "fatal",
-    "refused",
-    "denied",
-    "timed out",
-    "time out",
-    "timeout",
-    "unavailable",
-    "invalid",
-    "cannot",
-    "can't",
-    "could not",
-    "couldn't",
-    "unable",
-    "not found",
-    "no such",
-    "does not exist",
-    "doesn't exist",
-    "exceed",
-    "killed",
-    "panic",
-    "abort",
-    "crash",
-    "out of memory",
-    "traceback",
-    "died",
-    "reset",
-    "too many",
-    "limit",
-    "unauthori",
-    "forbidden",
-    "overload",
-    "not ready",
-    "notready",
-    "backoff",
-    "back-off",
-    "evict",
-    "insufficient",
-    "unsupported",
-    "not supported",
-    "mismatch",
-    "missing",
-    "unexpected",
-    "illegal",
-    "corrupt",
-    "expired",
-    "quota",
-    "unknown",
-    "must be",
-    "required",
-    "rejected",
-    "throttl",
-    "unreachable",
-    "disconnect",
-    "broken",
-    "interrupted",
-    "segmentation",
-    "core dumped",
-    "assert",
-    "not healthy",
-    "unhealthy",
-    "restricted",
-    "low on resource",
-    "pressure",
-    "not enough",
-    "not compatible",
-    "preempt",
-    "truncat",
-    "only supported",
-    "does not match",
-    "slowdown",
-    "slow down",
-    "bad request",
-    "unprocessable",
-    "bad gateway",
-    "gateway time",
-    "internal server",
-    "status code 4",
-    "status code 5",
-    "http 4",
-    "http 5",
-    '" 4',
-    '" 5',
-)
-WHOLE_WORDS = ("oom", "nan", "inf", "dead", "xid")
-
-
-_JSON_KEY = re.compile(r'"[\w.:@-]+"\s*:')
-_JSON_ERROR_STATUS = re.compile(r'"(?:response_code|status|status_code|code)"\s*:\s*"?[45]\d\d\b')
-
-
-class _FailureGate:
-    def __init__(self) -> None:
-        self._automaton: Any = ahocorasick.Automaton()
-        for word in FAILURE_WORDS:
-            self._automaton.add_word(word, (False, len(word)))
-        for word in WHOLE_WORDS:
-            self._automaton.add_word(word, (True, len(word)))
-        self._automaton.make_automaton()
-
-    def __call__(self, text: str) -> bool:
-        folded = text.lower()
-        if folded.startswith("{"):  # a JSON record: its keys ("…_failure_reason": null) say nothing
-            if _JSON_ERROR_STATUS.search(folded):
-                return True
-            folded = _JSON_KEY.sub(" ", folded)
-        for end, (whole, size) in self._automaton.iter(folded):
-            if not whole:
-                return True
-            start = end - size + 1
-            before = folded[start - 1] if start else " "
-            after = folded[end + 1] if end + 1 < len(folded) else " "
-            if not (before.isalnum() or after.isalnum()):
-                return True
-        return False
-
-
-says_failure = _FailureGate()
-"""Whether a line says something failed (FAILURE_WORDS, or one of WHOLE_WORDS as a word)."""
 
 _HEX = re.compile(r"\b0x[0-9a-f]+\b|\b[0-9a-f]{8,}\b")
+_ANY_CASE_HEX = re.compile(_HEX.pattern, re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
 _WORD = re.compile(r"[a-z_][a-z0-9_]*")
+# CamelCase and snake_case names say their words (OutOfMemoryError, DEADLINE_EXCEEDED,
+# model_not_ready): split, they match the same words written out in another engine's message.
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_LETTERS = re.compile(r"[a-z]{2,}")
+# An HTTP status (429, 503) says much, where other numbers (ports, sizes, ids) say nothing.
+_STATUS = re.compile(r"(?<![\d.:/-])([45]\d\d)(?![\d.:/-])")
 
 
 def _prepare(text: str) -> tuple[str, str]:
@@ -168,18 +50,28 @@ def _prepare(text: str) -> tuple[str, str]:
     return folded, " " + " ".join(chunk[:MAX_WORD] for chunk in folded.split()) + " "
 
 
+def _tokens(text: str, folded: str) -> list[str]:
+    """The word-level tokens: the words of the name-split line ("w …", letters only), its HTTP
+    statuses ("s 503"), then the words of the folded line ("w …") and their pairs ("b … …")."""
+    head = text[:MAX_CHARS]
+    out = [f"w {w}" for w in _LETTERS.findall(_CAMEL.sub(" ", _ANY_CASE_HEX.sub("#", head)).lower())]
+    out += [f"s {status}" for status in _STATUS.findall(head)]
+    words = _WORD.findall(folded)
+    out += [f"w {w}" for w in words]
+    out += [f"b {a} {b}" for a, b in itertools.pairwise(words)]
+    return out
+
+
 def features(text: str) -> list[str]:
-    """The tokens of a line: words ("w …"), word pairs ("b … …"), and the 3 to 5 character n-grams
-    of each word with its bounding spaces (the n-grams of the padded text with no space inside
-    them, so that no n-gram can be mistaken for a word token, which has one).
+    """The tokens of a line (`_tokens`) and the 3 to 5 character n-grams of each word with its
+    bounding spaces (the n-grams of the padded text with no space inside them, so that no n-gram
+    can be mistaken for a token, which has one).
 
     Training learns these strings; scoring looks the same tokens up faster (LearnedModel._ids),
     and a test checks the two agree on every corpus line.
     """
     folded, padded = _prepare(text)
-    words = _WORD.findall(folded)
-    out = [f"w {w}" for w in words]
-    out += [f"b {a} {b}" for a, b in itertools.pairwise(words)]
+    out = _tokens(text, folded)
     for n in NGRAMS:
         out += [g for i in range(len(padded) - n + 1) if " " not in (g := padded[i : i + n])[1:-1]]
     return out
@@ -228,11 +120,18 @@ def _gram_hashes(padded: str) -> npt.NDArray[np.uint64]:
 
 @dataclass(frozen=True)
 class Guess:
-    """The model's best code for one line, its probability, and whether it clears the threshold."""
+    """The model's best code for one line, its probability, the probability of that code's layer
+    (every class of the layer together), and whether both clear their thresholds."""
 
     code: str
     probability: float
     confident: bool
+    layer_probability: float = 0.0
+
+
+def layer_of_class(code: str) -> str:
+    """A class's layer: the code's prefix (INF_GPU_OOM → INF); UNATTRIBUTED is a layer of its own."""
+    return code if code == UNATTRIBUTED else code.split("_", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -256,11 +155,16 @@ class LearnedModel:
         self.coef = arrays["coef"].astype(np.float32)  # features x classes
         self.intercept = arrays["intercept"].astype(np.float32)
         self.threshold = float(arrays["threshold"])
+        self.layer_threshold = float(arrays["layer_threshold"])
+        layers = [layer_of_class(c) for c in self.classes]
+        self._same_layer = np.array([[a == b for b in layers] for a in layers], dtype=np.float32)
         self.lines: list[str] = [str(s) for s in arrays["lines"]]
         self.line_codes: list[str] = [str(s) for s in arrays["line_codes"]]
         self.line_sources: list[str] = [str(s) for s in arrays["line_sources"]]
         self.summary = str(arrays["summary"])
-        grams = [(gram_hash(f), j) for f, j in self.vocabulary.items() if not f.startswith(("w ", "b "))]
+        grams = [
+            (gram_hash(f), j) for f, j in self.vocabulary.items() if not f.startswith(("w ", "b ", "s "))
+        ]
         grams.sort()
         self._gram_keys = np.array([h for h, _ in grams], dtype=np.uint64)
         self._gram_cols = np.array([j for _, j in grams], dtype=np.intp)
@@ -273,7 +177,16 @@ class LearnedModel:
                 arrays = {name: data[name] for name in data.files}
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{path}: cannot read the attribution model: {exc}") from exc
-        needed = ("format", "classes", "vocabulary", "idf", "coef", "intercept", "threshold")
+        needed = (
+            "format",
+            "classes",
+            "vocabulary",
+            "idf",
+            "coef",
+            "intercept",
+            "threshold",
+            "layer_threshold",
+        )
         missing = [n for n in needed if n not in arrays]
         if missing:
             raise ConfigError(f"{path}: not an attribution model (missing {', '.join(missing)})")
@@ -291,9 +204,8 @@ class LearnedModel:
         """The vocabulary index of every feature of `text` found in the vocabulary, repeats kept:
         the same multiset as looking each string of `features(text)` up."""
         folded, padded = _prepare(text)
-        words = _WORD.findall(folded)
         get = self.vocabulary.get
-        tokens = [f"w {w}" for w in words] + [f"b {a} {b}" for a, b in itertools.pairwise(words)]
+        tokens = _tokens(text, folded)
         word_ids = np.array([j for j in map(get, tokens) if j is not None], dtype=np.intp)
         hashes = _gram_hashes(padded)
         if not len(self._gram_keys) or not len(hashes):
@@ -322,10 +234,13 @@ class LearnedModel:
         return out
 
     def best(self, text: str) -> Guess:
-        """The most probable class and its probability; confident at or above the threshold."""
+        """The most probable class, its probability and its layer's; confident when both are at or
+        above their thresholds."""
         p = self.probabilities(text)
         k = int(np.argmax(p))
-        return Guess(self.classes[k], float(p[k]), float(p[k]) >= self.threshold)
+        layer = float(self._same_layer[k] @ p)
+        confident = float(p[k]) >= self.threshold and layer >= self.layer_threshold
+        return Guess(self.classes[k], float(p[k]), confident, layer)
 
     def guess(self, text: str) -> Guess:
         """`best`, asked only of a line that says something failed (FAILURE_WORDS): any other line is

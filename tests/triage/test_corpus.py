@@ -8,6 +8,8 @@ import hashlib
 import re
 from pathlib import Path
 
+import pytest
+
 from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
 
 CORPUS = Path(__file__).with_name("corpus") / "real_lines.tsv"
@@ -54,7 +56,7 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
 
     knowledge = Knowledge.load()
     rows = load_corpus(CORPUS)
-    floors = {"train": (0.93, 0.03, 0.025), "dev": (0.92, 0.03, 0.035), "test": (0.76, 0.14, 0.07)}
+    floors = {"train": (0.88, 0.075, 0.03), "dev": (0.86, 0.08, 0.04), "test": (0.72, 0.18, 0.055)}
     for split, (right, unattributed, wrong_layer) in floors.items():
         got = score([r for r in rows if r.split == split], knowledge.attributor.attribute, knowledge.taxonomy)
         tally = got.overall
@@ -70,10 +72,45 @@ def test_the_first_contact_record_names_train_and_dev_lines_only() -> None:
     from bot.triage.training import FIRST_CONTACT, first_contact, line_key
 
     contacts = first_contact(FIRST_CONTACT)
-    assert {c.round for c in contacts} >= {"r1", "r2"}
+    assert {c.round for c in contacts} >= {"r1", "r2", "r3", "r4"}
     split_of_key = {line_key(source, line): split for split, _code, source, _f, line, _n in rows()}
     taxonomy = load_taxonomy()
     for contact in contacts:
         assert split_of_key.get(contact.key) in ("train", "dev"), contact
     assert all(c.answer == UNATTRIBUTED or c.answer in taxonomy.codes for c in contacts)
     assert len({c.key for c in contacts}) == len(contacts)
+
+
+EMITTERS = CORPUS.with_name("emitter_lines.tsv")
+EMITTER_SOURCE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+@[0-9a-f]{12}:[^:\s]+:\d+$")
+
+
+def test_the_emitters_wording_is_well_formed_and_never_a_held_out_line() -> None:
+    """Messages read in the servers' own source: a code of the taxonomy each, the file and line
+    they were read at, and never the text of a test-split line (which would leak into training)."""
+    from bot.triage.corpus import load_emitter_lines
+
+    taxonomy = load_taxonomy()
+    found = load_emitter_lines(EMITTERS)
+    assert len(found) >= 300
+    held_out = {r[4] for r in rows() if r[0] == "test"}
+    for row in found:
+        assert row.code == UNATTRIBUTED or row.code in taxonomy.codes, row
+        assert EMITTER_SOURCE.match(row.source), row
+        assert row.family == row.family.lower() and row.line.strip() == row.line and len(row.line) <= 400, row
+        assert row.line not in held_out, row
+    assert len({r.line for r in found}) == len(found)
+    families = {r.family for r in found}
+    assert {"triton", "trtllm", "sglang", "kserve", "ray-serve"} <= families
+
+
+def test_a_malformed_emitter_row_is_named_by_file_and_line(tmp_path: Path) -> None:
+    from bot.errors import ConfigError
+    from bot.triage.corpus import load_emitter_lines
+
+    bad = tmp_path / "emitters.tsv"
+    bad.write_text(
+        "# comment\nENG_CRASH\tx/y@0123456789ab:a.py:1\tsglang\tScheduler is dead\n", encoding="utf-8"
+    )
+    with pytest.raises(ConfigError, match=r"emitters\.tsv:2: expected 5 tab-separated columns"):
+        load_emitter_lines(bad)

@@ -43,6 +43,7 @@ def lenient_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with np.load(DEFAULT_MODEL) as shipped:
         arrays = {k: shipped[k] for k in shipped.files}
     arrays["threshold"] = np.array(LENIENT)
+    arrays["layer_threshold"] = np.array(0.0)
     path = tmp_path_factory.mktemp("model") / "lenient.npz"
     np.savez(path, **arrays)
     return path
@@ -60,6 +61,7 @@ def test_the_shipped_model_is_what_training_on_the_corpus_gives_now(model: Learn
     assert differences(model, fresh) == [], "stale model: retrain with `python -m bot.triage.training`"
     summary = json.loads(str(fresh["summary"]))
     assert summary["calibration"]["chosen"]["threshold"] == model.threshold
+    assert summary["calibration"]["chosen"]["layer_threshold"] == model.layer_threshold
 
 
 def test_training_never_reads_the_test_split(model: LearnedModel) -> None:
@@ -81,6 +83,7 @@ def test_numpy_scoring_equals_scikit_learn() -> None:
         "coef": fitted.coef_.T.astype(np.float32),
         "intercept": fitted.intercept_.astype(np.float32),
         "threshold": np.array(0.5),
+        "layer_threshold": np.array(0.0),
         "lines": np.array([r.line for r in rows]),
         "line_codes": np.array([r.code for r in rows]),
         "line_sources": np.array([r.source for r in rows]),
@@ -139,8 +142,32 @@ def test_the_model_abstains_below_its_threshold_and_on_lines_that_report_no_fail
         assert (got.code, got.stage) == (UNATTRIBUTED, "none"), line
 
 
+def test_a_code_whose_layer_is_unsettled_is_not_answered(lenient_file: Path, lenient: Knowledge) -> None:
+    """The layer decides the team paged: above the code threshold but below the layer threshold, the
+    model abstains; the layer's probability is every class of the layer together, so never below the
+    code's own."""
+    model = lenient.attributor.model
+    assert model is not None
+    answered = [line for line in model.lines if lenient.attributor.attribute(line).stage == "model"]
+    assert answered
+    for line in answered[:50]:
+        guess = model.best(line)
+        assert guess.layer_probability >= guess.probability - 1e-6
+    with np.load(lenient_file) as data:
+        arrays = {k: data[k] for k in data.files}
+    strict = max(model.best(line).layer_probability for line in answered[:50])
+    arrays["layer_threshold"] = np.array(strict + 1e-3)
+    path = lenient_file.with_name("strict-layer.npz")
+    np.savez(path, **arrays)
+    gated = Knowledge.load(model=path).attributor
+    for line in answered[:50]:
+        got = gated.attribute(line)
+        assert (got.code, got.stage) == (UNATTRIBUTED, "none"), line
+        assert gated.model is not None and gated.model.best(line).probability >= LENIENT
+
+
 def test_what_counts_as_a_failure_line() -> None:
-    from bot.triage.learned import says_failure
+    from bot.triage.failure_gate import says_failure
 
     assert says_failure("RuntimeError: CUDA error") and says_failure("loss is NaN") and says_failure("Xid 79")
     assert not says_failure("INFO: info about the nano model") and not says_failure("INFO ok")
@@ -191,6 +218,7 @@ def test_explain_shows_the_rule_and_pattern_or_the_nearest_labelled_lines(lenien
     assert nearest[0]["similarity"] == pytest.approx(1.0, abs=1e-3)  # itself, or a line alike but numbers
     assert line in [n["line"] for n in nearest] or nearest[2]["similarity"] == pytest.approx(1.0, abs=1e-3)
     assert why["probability"] >= why["threshold"]  # type: ignore[operator]
+    assert why["layer_probability"] >= why["layer_threshold"]  # type: ignore[operator]
     vague = "frobnicator widget 12 failed to sprocket"
     why = explain(attributor, vague, attributor.attribute(vague))
     assert why["stage"] == "none" and "model_code" in why and why["probability"] < why["threshold"]  # type: ignore[operator]

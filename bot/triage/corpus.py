@@ -10,7 +10,7 @@ sends the page to the wrong team.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -35,23 +35,29 @@ class LabelledLine:
     note: str = ""
 
 
-def load_corpus(path: Path) -> list[LabelledLine]:
-    """The rows of a corpus TSV (# comments skipped); ConfigError names the file and line."""
+def _rows(path: Path, columns: tuple[str, ...], what: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, cells) of each row of a TSV (# comments and blank lines skipped);
+    ConfigError names the file, and the line when its columns are off."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the corpus: {exc.strerror or exc}") from exc
-    out: list[LabelledLine] = []
+        raise ConfigError(f"{path}: cannot read the {what}: {exc.strerror or exc}") from exc
     for n, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip() or raw.startswith("#"):
             continue
         cells = raw.split("\t")
-        if len(cells) != len(COLUMNS):
+        if len(cells) != len(columns):
             raise ConfigError(
-                f"{path}:{n}: expected {len(COLUMNS)} tab-separated columns "
-                f"({', '.join(COLUMNS)}), found {len(cells)}"
+                f"{path}:{n}: expected {len(columns)} tab-separated columns "
+                f"({', '.join(columns)}), found {len(cells)}"
             )
-        split, code, source, family, line, note = cells
+        yield n, cells
+
+
+def load_corpus(path: Path) -> list[LabelledLine]:
+    """The rows of a corpus TSV (# comments skipped); ConfigError names the file and line."""
+    out: list[LabelledLine] = []
+    for n, (split, code, source, family, line, note) in _rows(path, COLUMNS, "corpus"):
         if split not in SPLITS:
             raise ConfigError(f"{path}:{n}: split: {split!r} is not one of {', '.join(SPLITS)}")
         out.append(LabelledLine(split, code, source, family, line, note))
@@ -73,22 +79,7 @@ class EmitterLine:
 
 def load_emitter_lines(path: Path) -> list[EmitterLine]:
     """The rows of an emitter-wording TSV (# comments skipped); ConfigError names the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the emitter wording: {exc.strerror or exc}") from exc
-    out: list[EmitterLine] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip() or raw.startswith("#"):
-            continue
-        cells = raw.split("\t")
-        if len(cells) != len(EMITTER_COLUMNS):
-            raise ConfigError(
-                f"{path}:{n}: expected {len(EMITTER_COLUMNS)} tab-separated columns "
-                f"({', '.join(EMITTER_COLUMNS)}), found {len(cells)}"
-            )
-        out.append(EmitterLine(*cells))
-    return out
+    return [EmitterLine(*cells) for _, cells in _rows(path, EMITTER_COLUMNS, "emitter wording")]
 
 
 class _Answer(Protocol):

@@ -26,6 +26,7 @@ from bot.publish import PublishError
 from bot.settings import Settings
 
 RATE_LIMIT_RETRIES = 3
+PACED_CHANNELS = 64  # past this many, a pacer forgets the channels it no longer holds back
 TIMEOUT_SECONDS = 15
 
 
@@ -109,12 +110,19 @@ class ChannelPacer:
         self._lock = threading.Lock()
 
     def _reserve(self, channel: str, now: float, *, wait: bool) -> float | None:
+        if len(self._due) > PACED_CHANNELS:
+            self._forget_idle(now)
         due = self._due.get(channel, now)
         at = max(now, due - self._ahead)
         if at > now and not wait:
             return None
         self._due[channel] = max(due, at) + self._interval
         return at
+
+    def _forget_idle(self, now: float) -> None:
+        """Drop the channels whose next slot is free by now: such an entry paces exactly as no entry
+        does, and the bot opens a channel per incident, so keeping them would keep one per incident."""
+        self._due = {channel: due for channel, due in self._due.items() if due > now}
 
     def wait(self, channel: str) -> None:
         """Returns when a post to `channel` may go (its slot is taken)."""

@@ -7,7 +7,7 @@ import urllib.error
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
-from bot.slack.client import ChannelPacer, failed
+from bot.slack.client import PACED_CHANNELS, ChannelPacer, failed
 from tests.support.clock import Clock
 
 
@@ -31,6 +31,23 @@ def test_wait_reserves_the_next_free_slot() -> None:
     assert not pacer.try_take("C1")  # the wait took this second's slot
     clock.now += 1.0
     assert pacer.try_take("C1")
+
+
+def test_a_pacer_does_not_keep_every_channel_it_ever_paced() -> None:
+    """A channel per incident: after thousands of incidents the pacer holds only the channels it is
+    still holding back, and forgetting the others changes no slot."""
+    clock = Clock(100.0)
+    pacer = ChannelPacer(1.0, burst=3, clock=clock)
+    for incident in range(5000):
+        pacer.wait(f"C{incident}")
+        clock.now += 0.1
+    assert len(pacer._due) <= PACED_CHANNELS + 1
+    assert [pacer.try_take("CBUSY") for _ in range(4)] == [True, True, True, False]
+    for idle in range(PACED_CHANNELS):  # the busy channel is still held back, whatever is forgotten
+        pacer.wait(f"CIDLE{idle}")
+        assert not pacer.try_take("CBUSY")
+    clock.now += 1.0
+    assert pacer.try_take("CBUSY") and not pacer.try_take("CBUSY")
 
 
 def test_a_refused_call_and_an_unreachable_slack_are_said_by_call() -> None:

@@ -92,7 +92,7 @@ def attribute(
         typer.Option(
             "--explain",
             help="Add `explain` to each object: the rule and pattern that matched, or the learned "
-            "stage's probability, threshold and nearest labelled lines.",
+            "stage's probabilities (code and layer), thresholds and nearest labelled lines.",
         ),
     ] = False,
 ) -> None:
@@ -100,7 +100,8 @@ def attribute(
 
     Rules answer first (stage `rule`, or `explicit` when the line carries its own code); a line no
     rule matches goes to the learned stage (stage `model`, with its `confidence`), which answers only
-    above its calibrated threshold; otherwise the code is UNATTRIBUTED (stage `none`).
+    when the code and its layer are above their calibrated thresholds; otherwise the code is
+    UNATTRIBUTED (stage `none`).
     """
     from bot.triage.coverage import weekly_report
     from bot.triage.explain import explain as explain_one

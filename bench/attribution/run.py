@@ -7,6 +7,10 @@ Three mixes, each timed over the same number of lines:
   mixed with everyday lines that match nothing (access logs, engine metrics);
 - `examples`: the rules' own examples and the everyday lines (the match path and the reject path).
 
+Then the slowest single line: every rule's examples behind 16,000 characters of filler (letters,
+digits, dashes, spaces), the shape that makes a pattern with a greedy run before a literal
+(`[\w-]+-`, `\d+/`) backtrack over the whole line. One such line must not stall a batch.
+
     .venv/bin/python bench/attribution/run.py [--lines N] [--runs N] [--no-model]
 """
 
@@ -73,6 +77,25 @@ def main() -> None:
             f"  {name:<9} {statistics.median(rates):>8,.0f} lines/s "
             f"(min {min(rates):,.0f}, max {max(rates):,.0f}); answered by: {share}"
         )
+    took, rule, filler = slowest_padded_line(knowledge)
+    print(f"  slowest padded line {took * 1000:,.1f} ms (an example of rule {rule} behind {filler!r} filler)")
+
+
+FILLERS = ("a" * 16_000, "0" * 16_000, "-" * 16_000, " " * 16_000, "a " * 8_000)
+
+
+def slowest_padded_line(knowledge: Knowledge) -> tuple[float, str, str]:
+    """The longest one line takes: (seconds, the rule whose example it ends with, the filler)."""
+    worst = (0.0, "-", "")
+    for rule in knowledge.attributor.rules:
+        for example in rule.examples[:3]:
+            for filler in FILLERS:
+                started = time.perf_counter()
+                knowledge.attributor.attribute(f"{filler} {example}")
+                took = time.perf_counter() - started
+                if took > worst[0]:
+                    worst = (took, rule.id, filler[:2])
+    return worst
 
 
 if __name__ == "__main__":

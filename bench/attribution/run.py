@@ -8,8 +8,8 @@ Three mixes, each timed over the same number of lines:
 - `examples`: the rules' own examples and the everyday lines (the match path and the reject path).
 
 Then the slowest single line: every rule's examples behind 16,000 characters of filler (letters,
-digits, dashes, spaces), the shape that makes a pattern with a greedy run before a literal
-(`[\w-]+-`, `\d+/`) backtrack over the whole line. One such line must not stall a batch.
+digits, dashes, spaces), the shape that makes a pattern with a greedy run of word characters or
+digits before its literal backtrack over the whole line. One such line must not stall a batch.
 
     .venv/bin/python bench/attribution/run.py [--lines N] [--runs N] [--no-model]
 """

@@ -17,13 +17,14 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from bot.errors import ConfigError
 from bot.triage.failure_gate import says_failure
-from bot.triage.taxonomy import UNATTRIBUTED
+from bot.triage.taxonomy import UNATTRIBUTED, prefix
 
 DEFAULT_MODEL = Path(__file__).with_name("rules") / "attribution_model.npz"
 FORMAT = 2  # 2: a layer threshold beside the code threshold
@@ -129,9 +130,9 @@ class Guess:
     layer_probability: float = 0.0
 
 
-def layer_of_class(code: str) -> str:
-    """A class's layer: the code's prefix (INF_GPU_OOM → INF); UNATTRIBUTED is a layer of its own."""
-    return code if code == UNATTRIBUTED else code.split("_", 1)[0]
+def layer_probability(p: npt.NDArray[np.floating[Any]], layers: npt.NDArray[np.str_], k: int) -> float:
+    """The probability of class k's layer: every class whose code has k's prefix, together."""
+    return float(p[layers == layers[k]].sum())
 
 
 @dataclass(frozen=True)
@@ -156,8 +157,7 @@ class LearnedModel:
         self.intercept = arrays["intercept"].astype(np.float32)
         self.threshold = float(arrays["threshold"])
         self.layer_threshold = float(arrays["layer_threshold"])
-        layers = [layer_of_class(c) for c in self.classes]
-        self._same_layer = np.array([[a == b for b in layers] for a in layers], dtype=np.float32)
+        self._layers = np.array([prefix(c) for c in self.classes])
         self.lines: list[str] = [str(s) for s in arrays["lines"]]
         self.line_codes: list[str] = [str(s) for s in arrays["line_codes"]]
         self.line_sources: list[str] = [str(s) for s in arrays["line_sources"]]
@@ -238,7 +238,7 @@ class LearnedModel:
         above their thresholds."""
         p = self.probabilities(text)
         k = int(np.argmax(p))
-        layer = float(self._same_layer[k] @ p)
+        layer = layer_probability(p, self._layers, k)
         confident = float(p[k]) >= self.threshold and layer >= self.layer_threshold
         return Guess(self.classes[k], float(p[k]), confident, layer)
 

@@ -32,8 +32,8 @@ import numpy as np
 from bot.triage.attribution import DEFAULT_RULES, Attributor
 from bot.triage.corpus import load_corpus, load_emitter_lines
 from bot.triage.failure_gate import says_failure
-from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel, features, layer_of_class
-from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, load_taxonomy
+from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel, features, layer_probability
+from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, load_taxonomy, prefix
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "triage" / "corpus" / "real_lines.tsv"
@@ -198,17 +198,16 @@ def calibrate(
         ]
         vectorizer, model = fit([e.line for e in fitting], [e.code for e in fitting])
         proba = model.predict_proba(vectorizer.transform([e.line for e in asked]))
-        layers = np.array([layer_of_class(str(c)) for c in model.classes_])
+        layers = np.array([prefix(str(c)) for c in model.classes_])
         for row, ex in zip(proba, asked, strict=True):
             k = int(np.argmax(row))
-            layer = float(row[layers == layers[k]].sum())
-            best.append((float(row[k]), layer, str(model.classes_[k]), ex.code))
+            best.append((float(row[k]), layer_probability(row, layers, k), str(model.classes_[k]), ex.code))
     curve = []
     for t in GRID:
         for lt in LAYER_GRID:
             answered = [(p, e) for prob, lp, p, e in best if prob >= t and lp >= lt and p != UNATTRIBUTED]
             right = sum(p == e for p, e in answered)
-            same_layer = sum(layer_of_class(p) == layer_of_class(e) for p, e in answered)
+            same_layer = sum(prefix(p) == prefix(e) for p, e in answered)
             curve.append(
                 {
                     "threshold": t,

@@ -10,7 +10,7 @@ sends the page to the wrong team.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -62,6 +62,21 @@ def load_corpus(path: Path) -> list[LabelledLine]:
             raise ConfigError(f"{path}:{n}: split: {split!r} is not one of {', '.join(SPLITS)}")
         out.append(LabelledLine(split, code, source, family, line, note))
     return out
+
+
+def load_renamed(path: Path) -> dict[str, str]:
+    """Old owner/repo -> current, lower case: a renamed project's threads sit under both names,
+    and it belongs to one split, its current name's."""
+    return {
+        old.lower(): current.lower()
+        for _, (old, current) in _rows(path, ("old", "current"), "renamed repositories")
+    }
+
+
+def project(source: str, renamed: Mapping[str, str]) -> str:
+    """The repository a source (owner/repo#N) counts as: its current name, lower case."""
+    repo = source.split("#")[0].lower()
+    return renamed.get(repo, repo)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from bot.triage.attribution import DEFAULT_RULES, Attributor
-from bot.triage.corpus import load_corpus, load_emitter_lines
+from bot.triage.corpus import load_corpus, load_emitter_lines, load_renamed, project
 from bot.triage.failure_gate import says_failure
 from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel, features, layer_probability
 from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, load_taxonomy, prefix
@@ -40,6 +40,7 @@ CORPUS = REPO / "tests" / "triage" / "corpus" / "real_lines.tsv"
 HANDWRITTEN = REPO / "tests" / "triage" / "error_lines.tsv"
 FIRST_CONTACT = CORPUS.with_name("first_contact.tsv")
 EMITTERS = CORPUS.with_name("emitter_lines.tsv")
+RENAMED = CORPUS.with_name("renamed.tsv")
 TRAINING_SPLITS = ("train", "dev")
 C = 10.0  # inverse regularisation, chosen on the dev split
 PRECISION_TARGET = 2 / 3  # answer only where at least 2 in 3 out-of-fold answers had the right code
@@ -65,9 +66,10 @@ def training_set(
     """Every labelled line the model may learn from: never a line of the corpus's test split, even
     when a rule's example or a hand-written line happens to be the same canonical wording."""
     rows = load_corpus(corpus)
+    renamed = load_renamed(corpus.with_name(RENAMED.name))
     held_out = {r.line for r in rows if r.split not in TRAINING_SPLITS}
     out = [
-        Example(r.line, taxonomy.resolve(r.code), r.source.split("#")[0].lower(), r.source, True)
+        Example(r.line, taxonomy.resolve(r.code), project(r.source, renamed), r.source, True)
         for r in rows
         if r.split in TRAINING_SPLITS
     ]

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.triage.corpus import load_renamed, project
 from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
 
 CORPUS = Path(__file__).with_name("corpus") / "real_lines.tsv"
+RENAMED = load_renamed(CORPUS.with_name("renamed.tsv"))
 SOURCE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+#\d+$")
 
 
@@ -22,7 +24,7 @@ def rows() -> list[list[str]]:
 
 
 def split_of(source: str) -> str:
-    bucket = int(hashlib.sha1(source.split("#")[0].lower().encode()).hexdigest(), 16) % 10
+    bucket = int(hashlib.sha1(project(source, RENAMED).encode()).hexdigest(), 16) % 10
     return "train" if bucket < 6 else "dev" if bucket < 8 else "test"
 
 
@@ -48,6 +50,15 @@ def test_a_repository_sits_in_one_split_only() -> None:
     assert splits == {"train", "dev", "test"}
 
 
+def test_a_renamed_repository_counts_as_its_current_name() -> None:
+    """Its old name hashes elsewhere (ggerganov/llama.cpp to test, ggml-org/llama.cpp to train): a
+    line under the old name goes where the current name's lines are."""
+    assert RENAMED and all(old != new and "/" in new for old, new in RENAMED.items())
+    assert not set(RENAMED) & set(RENAMED.values())  # one step: a current name is never old
+    assert split_of("ggerganov/llama.cpp#1") == split_of("ggml-org/llama.cpp#1") == "train"
+    assert split_of("hwchase17/langchain#9") == split_of("langchain-ai/langchain#9")
+
+
 def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> None:
     """Floors a little under what the rules and the model measured (README): a rule change that
     costs held-out accuracy, or that sends lines to the wrong layer, fails here."""
@@ -56,7 +67,7 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
 
     knowledge = Knowledge.load()
     rows = load_corpus(CORPUS)
-    floors = {"train": (0.88, 0.075, 0.03), "dev": (0.86, 0.08, 0.04), "test": (0.72, 0.18, 0.055)}
+    floors = {"train": (0.88, 0.075, 0.03), "dev": (0.86, 0.085, 0.04), "test": (0.72, 0.18, 0.055)}
     for split, (right, unattributed, wrong_layer) in floors.items():
         got = score([r for r in rows if r.split == split], knowledge.attributor.attribute, knowledge.taxonomy)
         tally = got.overall

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -181,12 +182,26 @@ def _folds(
     return out
 
 
+def _fold_answers(lines: list[str], codes: list[str], asked: list[str]) -> list[tuple[float, float, str]]:
+    """One fold: fitted on `lines`, the probability, its layer's and the code it gives each asked line."""
+    vectorizer, model = fit(lines, codes)
+    proba = model.predict_proba(vectorizer.transform(asked))
+    layers = np.array([prefix(str(c)) for c in model.classes_])
+    out = []
+    for row in proba:
+        k = int(np.argmax(row))
+        out.append((float(row[k]), layer_probability(row, layers, k), str(model.classes_[k])))
+    return out
+
+
 def calibrate(
     examples: list[Example], attributor: Attributor, contacts: list[Contact] | None = None
 ) -> tuple[float, float, dict[str, Any]]:
     """The code and layer thresholds whose out-of-fold answers reach the targets with the most
     right answers."""
-    best: list[tuple[float, float, str, str]] = []  # probability, its layer's, predicted, expected
+    from joblib import Parallel, delayed
+
+    jobs = []
     for held, asked_all in _folds(examples, attributor, contacts or []):
         asked = [ex for ex in asked_all if says_failure(ex.line)]
         if not asked:
@@ -198,12 +213,16 @@ def calibrate(
             for n, ex in enumerate(examples)
             if n not in held and (ex.real or not _copied(_wording(ex.line), held_wording))
         ]
-        vectorizer, model = fit([e.line for e in fitting], [e.code for e in fitting])
-        proba = model.predict_proba(vectorizer.transform([e.line for e in asked]))
-        layers = np.array([prefix(str(c)) for c in model.classes_])
-        for row, ex in zip(proba, asked, strict=True):
-            k = int(np.argmax(row))
-            best.append((float(row[k]), layer_probability(row, layers, k), str(model.classes_[k]), ex.code))
+        jobs.append(([e.line for e in fitting], [e.code for e in fitting], asked))
+    # The folds are independent fits: one process each, up to the cores there are (same answers).
+    answers = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1) or 1)(
+        delayed(_fold_answers)(lines, codes, [e.line for e in asked]) for lines, codes, asked in jobs
+    )
+    best = [  # probability, its layer's, predicted, expected
+        (*answer, ex.code)
+        for (_lines, _codes, asked), fold in zip(jobs, answers, strict=True)
+        for answer, ex in zip(fold, asked, strict=True)
+    ]
     curve = []
     for t in GRID:
         for lt in LAYER_GRID:

@@ -54,6 +54,7 @@ def lenient(lenient_file: Path) -> Knowledge:
     return Knowledge.load(model=lenient_file)
 
 
+@pytest.mark.timeout(600)  # a full training: seven fits over the corpus, more with every round
 def test_the_shipped_model_is_what_training_on_the_corpus_gives_now(model: LearnedModel) -> None:
     """Shipped as data, but never hand-made: retraining from the corpus, the hand-written lines and
     the rules' examples gives the same model (else: python -m bot.triage.training)."""

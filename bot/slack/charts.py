@@ -7,6 +7,7 @@ leaks figures in a long-running process) in the worker's thread, off any event l
 
 from __future__ import annotations
 
+import gc
 import io
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -52,6 +53,16 @@ def _legend(series: Series) -> str:
 
 def render(chart: Chart) -> bytes:
     """The chart as a PNG (1280 by 500 pixels)."""
+    png = _draw(chart)
+    # A Figure is a web of reference cycles (figure, axes, artists, canvas, its 2.5 MB renderer)
+    # that reference counting never frees. Left to the cyclic collector, figures piled up until a
+    # full collection and left the heap fragmented: the soak's RSS climbed about 40 MiB an hour.
+    # Every object of this one is young, so collecting the young generations frees it now (~1 ms).
+    gc.collect(1)
+    return png
+
+
+def _draw(chart: Chart) -> bytes:
     figure = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI, layout="constrained")
     axes = figure.subplots()
     for series in chart.series[:MAX_SERIES]:

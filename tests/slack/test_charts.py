@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import struct
 import sys
 from datetime import UTC, datetime, timedelta
+
+from matplotlib.figure import Figure
 
 from bot.slack.charts import Chart, Mark, render
 from tools.prometheus import Series
@@ -37,3 +40,23 @@ def test_render_gives_a_1280_by_500_png_and_says_what_it_shows() -> None:
 def test_no_data_still_draws() -> None:
     assert render(Chart(title="nothing", series=[]))[:4] == b"\x89PNG"
     assert Chart(title="nothing", series=[]).alt_text() == "nothing: no data"
+
+
+def figures_alive() -> int:
+    return sum(isinstance(o, Figure) for o in gc.get_objects())
+
+
+def test_a_rendered_chart_leaves_no_figure_for_the_collector() -> None:
+    """A figure is all reference cycles: unless render frees it, it waits for a full collection
+    with its pixel buffer, and in a long-running bot those waits fragmented the heap."""
+    points = [(T0 + timedelta(minutes=m), float(m % 7)) for m in range(65)]
+    chart = Chart(title="burn", series=[Series(labels={"pod": "vllm-0"}, points=points)], threshold=3.0)
+    gc.collect()
+    gc.disable()  # only what render itself frees counts
+    try:
+        before = figures_alive()
+        for _ in range(3):
+            render(chart)
+        assert figures_alive() == before
+    finally:
+        gc.enable()

@@ -9,6 +9,7 @@ import typer
 
 from bot.cli.app import app, bound_socket, configure_logging, deps, fail, settings
 from bot.errors import BotError
+from bot.heap import settle
 
 
 @app.command()
@@ -44,6 +45,7 @@ def serve(
     config = uvicorn.Config(
         build_app(built), log_level=loaded.log_level.lower(), access_log=False, lifespan="on"
     )
+    settle()
     uvicorn.Server(config).run(sockets=[sock])
 
 
@@ -60,6 +62,7 @@ def worker() -> None:
         built.db.check_current()  # a replica never migrates: it waits for `db upgrade` or a `serve`
     except BotError as exc:
         fail(exc)
+    settle()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

@@ -55,9 +55,9 @@ def render(chart: Chart) -> bytes:
     """The chart as a PNG (1280 by 500 pixels)."""
     png = _draw(chart)
     # A Figure is a web of reference cycles (figure, axes, artists, canvas, its 2.5 MB renderer)
-    # that reference counting never frees. Left to the cyclic collector, figures piled up until a
-    # full collection and left the heap fragmented: the soak's RSS climbed about 40 MiB an hour.
-    # Every object of this one is young, so collecting the young generations frees it now (~1 ms).
+    # that reference counting never frees. Its objects are usually still young, so collecting the
+    # young generations frees it now (~1 ms); one that a collection mid-draw promoted to the oldest
+    # generation waits for a full collection, which `bot.heap.settle` keeps frequent in a server.
     gc.collect(1)
     return png
 

@@ -89,7 +89,7 @@ def clean_result() -> dict[str, Any]:
         p99_ms=9,
     )
     middle = dataclasses.replace(sample, seconds=1800, rss_mib=105)
-    later = dataclasses.replace(sample, seconds=3600, rss_mib=110)
+    later = dataclasses.replace(sample, seconds=3600, rss_mib=106)
     final = Store(
         queue=0, scheduled=0, dead_jobs=0, open=1, resolved=1, incidents=2, triages_posted=2, postmortems=1
     )
@@ -112,7 +112,7 @@ def clean_result() -> dict[str, Any]:
 def test_the_verdict_fails_on_each_kind_of_error() -> None:
     """A 5xx, a lost alert, a dead job, an error logged, an undrained queue each fail the run; a clean one passes."""
     assert figures(clean_result())["ok"] is True
-    assert figures(clean_result())["rss_mib"]["slope_per_hour"] == 10.0
+    assert figures(clean_result())["rss_mib"]["slope_per_hour"] == 2.0
     final = clean_result()["store"]
     for change in (
         {"counts": {"5xx": 1}},
@@ -127,3 +127,20 @@ def test_the_verdict_fails_on_each_kind_of_error() -> None:
         {"store": dataclasses.replace(final, postmortems=0)},
     ):
         assert figures(clean_result() | change)["ok"] is False, change
+
+
+def test_an_hour_whose_memory_or_descriptors_climb_fails_and_a_short_run_is_not_judged() -> None:
+    """Flat means through the second half: RSS at most 5 MiB an hour, no descriptor kept for good."""
+    clean = clean_result()
+    start, middle, later = clean["samples"]
+    assert figures(clean)["flat"] | {"judged": True, "rss": True, "fds": True} == figures(clean)["flat"]
+    climbing = clean | {"samples": [start, middle, dataclasses.replace(later, rss_mib=115)]}
+    assert figures(climbing)["flat"]["rss_slope_per_hour"] == 20.0
+    assert figures(climbing)["ok"] is False
+    leaking = clean | {"samples": [start, middle, dataclasses.replace(later, fds=middle.fds + 3)]}
+    assert figures(leaking)["flat"]["fds"] is False and figures(leaking)["ok"] is False
+    short = climbing | {
+        "seconds": 600,
+        "samples": [dataclasses.replace(s, seconds=s.seconds / 6) for s in climbing["samples"]],
+    }
+    assert figures(short)["flat"]["judged"] is False and figures(short)["ok"] is True

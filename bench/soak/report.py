@@ -24,14 +24,39 @@ COLUMNS = (
 )
 
 
+# Flat, for a run long enough to tell: through its second half, RSS grows by at most this much an
+# hour and no file descriptor is opened for good (the first half is warm-up: imports, pools, caches).
+FLAT_FROM_SECONDS = 1800.0
+FLAT_RSS_MIB_PER_HOUR = 5.0
+FLAT_FDS_MARGIN = 2
+
+
+def flatness(samples: list[Sample], seconds: float) -> dict[str, Any]:
+    """Whether memory and file descriptors were flat through the second half; not judged on short runs."""
+    half = seconds / 2
+    first, second = [s for s in samples if s.seconds < half], [s for s in samples if s.seconds >= half]
+    slope = round(slope_per_hour([(s.seconds, s.rss_mib) for s in second]), 2)
+    judged = seconds >= FLAT_FROM_SECONDS and bool(first) and len(second) >= 2
+    fds_first = max((s.fds for s in first), default=0)
+    fds_second = max((s.fds for s in second), default=0)
+    return {
+        "judged": judged,
+        "rss_slope_per_hour": slope,
+        "rss": slope <= FLAT_RSS_MIB_PER_HOUR,
+        "fds": fds_second <= fds_first + FLAT_FDS_MARGIN,
+        "fds_first_half_max": fds_first,
+        "fds_second_half_max": fds_second,
+    }
+
+
 def figures(result: dict[str, Any]) -> dict[str, Any]:
     samples: list[Sample] = result["samples"]
     final: Store = result["store"]
     counts: dict[str, int] = result["counts"]
     latencies: list[float] = result["latencies"]
-    half = result["seconds"] / 2
     rss = [s.rss_mib for s in samples]
     fds = [s.fds for s in samples]
+    flat = flatness(samples, result["seconds"])
     errors = {
         "5xx": counts.get("5xx", 0),
         "other non-2xx": counts.get("other non-2xx", 0),
@@ -50,9 +75,7 @@ def figures(result: dict[str, Any]) -> dict[str, Any]:
             "start": rss[0],
             "end": rss[-1],
             "max": max(rss),
-            "slope_per_hour": round(
-                slope_per_hour([(s.seconds, s.rss_mib) for s in samples if s.seconds >= half]), 2
-            ),
+            "slope_per_hour": flat["rss_slope_per_hour"],
         },
         "fds": {"start": fds[0], "end": fds[-1], "max": max(fds)},
         "threads": {
@@ -87,7 +110,11 @@ def figures(result: dict[str, Any]) -> dict[str, Any]:
         "errors": errors,
         "log_errors": len(result["log_errors"]),
         "log_warnings": len(result.get("log_warnings", [])),
-        "ok": result["drained"] and not any(errors.values()) and not result["log_errors"],
+        "flat": flat,
+        "ok": result["drained"]
+        and not any(errors.values())
+        and not result["log_errors"]
+        and (not flat["judged"] or (flat["rss"] and flat["fds"])),
     }
 
 
@@ -111,6 +138,16 @@ def show(args: argparse.Namespace, result: dict[str, Any], fig: dict[str, Any]) 
         f"rss MiB: start {r['start']:.1f} end {r['end']:.1f} max {r['max']:.1f} slope {r['slope_per_hour']:.2f}/h"
     )
     print(f"fds: start {f['start']} end {f['end']} max {f['max']}")
+    flat = fig["flat"]
+    if flat["judged"]:
+        print(
+            f"flat through the second half: rss {'yes' if flat['rss'] else 'no'} "
+            f"({flat['rss_slope_per_hour']:.2f} MiB/h, limit {FLAT_RSS_MIB_PER_HOUR:g}), "
+            f"fds {'yes' if flat['fds'] else 'no'} (max {flat['fds_first_half_max']} then "
+            f"{flat['fds_second_half_max']})"
+        )
+    else:
+        print(f"flat: not judged (a run under {FLAT_FROM_SECONDS / 60:g} minutes)")
     t = fig["threads"]
     print(f"threads: start {t['start']} end {t['end']} max {t['max']}")
     print(f"queue: max {q['max']} drained {'yes' if q['drained'] else 'no'} in {q['drain_seconds']:.1f} s")

@@ -46,7 +46,8 @@ def sandbox_up(
             first = {"pack": loaded.name, "variant": str(served), **running.urls, "env": running.env}
             typer.echo(json.dumps(first))
             sys.stdout.flush()
-            stop.wait()
+            while not stop.wait(1.0):  # timed, so a signal taken by another thread is acted on
+                pass
     except BotError as exc:
         fail(exc)
     typer.echo("sandbox stopped", err=True)

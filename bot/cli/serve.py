@@ -68,6 +68,9 @@ def worker() -> None:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     built.worker.start()
     typer.echo(f"incident-bot worker {built.worker.name} running (database: {built.db.dialect})")
-    stop.wait()
+    # A timed wait: a signal the kernel hands to another thread only trips a flag, which the main
+    # thread acts on when it next wakes; blocked without a timeout, it could sleep through SIGTERM.
+    while not stop.wait(1.0):
+        pass
     built.worker.stop()
     built.close()

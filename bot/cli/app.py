@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import signal
 import socket
+import time
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -93,3 +95,23 @@ def configure_logging(loaded: Settings) -> None:
         level=loaded.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     logging.getLogger("alembic").setLevel(logging.WARNING)
+
+
+class Termination:
+    """SIGTERM and SIGINT for a command that runs until told to stop (`worker`, `sandbox up`).
+
+    The handlers only record the signal: one that took a lock (`Event.set`) could deadlock against
+    the main thread holding that lock when the signal lands. The main thread sleeps in short steps
+    because a signal the kernel hands to another thread only trips CPython's flag, which the main
+    thread acts on when it next wakes: a fresh-clone run once left a worker blocked for good in an
+    untimed wait after its SIGTERM.
+    """
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, lambda signum, _frame: self.received.append(signum))
+
+    def wait(self) -> None:
+        while not self.received:
+            time.sleep(0.25)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.app import VariantOption, fail, sandbox_app
+from bot.cli.app import Termination, VariantOption, fail, sandbox_app
 from bot.errors import BotError
 
 
@@ -27,9 +27,6 @@ def sandbox_up(
     The first line printed is one JSON object: the URLs and `env`, the variables that point the
     bot at them (`serve` with that environment triages the pack's alert as `triage --pack` does).
     """
-    import signal
-    import threading
-
     from bot.sandbox.openai import load_script
     from bot.sandbox.pack import load_pack
     from bot.sandbox.up import Sandbox
@@ -38,16 +35,13 @@ def sandbox_up(
     try:
         loaded = load_pack(pack, with_expected=False)
         script = load_script(llm_script) if llm_script else None
-        stop = threading.Event()
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        termination = Termination()
         served = Variant.parse(variant)
         with Sandbox(loaded, llm_script=script, variant=served) as running:
             first = {"pack": loaded.name, "variant": str(served), **running.urls, "env": running.env}
             typer.echo(json.dumps(first))
             sys.stdout.flush()
-            while not stop.wait(1.0):  # timed, so a signal taken by another thread is acted on
-                pass
+            termination.wait()
     except BotError as exc:
         fail(exc)
     typer.echo("sandbox stopped", err=True)

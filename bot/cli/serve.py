@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.app import app, bound_socket, configure_logging, deps, fail, settings
+from bot.cli.app import Termination, app, bound_socket, configure_logging, deps, fail, settings
 from bot.errors import BotError
 from bot.heap import settle
 
@@ -52,9 +52,6 @@ def serve(
 @app.command()
 def worker() -> None:
     """Run only the job worker (a replica that drains the shared queue)."""
-    import signal
-    import threading
-
     loaded = settings()
     configure_logging(loaded)
     built = deps(loaded)
@@ -63,14 +60,9 @@ def worker() -> None:
     except BotError as exc:
         fail(exc)
     settle()
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    termination = Termination()
     built.worker.start()
     typer.echo(f"incident-bot worker {built.worker.name} running (database: {built.db.dialect})")
-    # A timed wait: a signal the kernel hands to another thread only trips a flag, which the main
-    # thread acts on when it next wakes; blocked without a timeout, it could sleep through SIGTERM.
-    while not stop.wait(1.0):
-        pass
+    termination.wait()
     built.worker.stop()
     built.close()

@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.conftest import ROOT
 
 CHILD = r"""
 import gc, json, sys, weakref

@@ -101,6 +101,17 @@ FAILURE_WORDS = (
     "http 5",
     '" 4',
     '" 5',
+    # from first-contact lines the rules missed and this list kept from the model
+    "segfault",
+    "dumped core",
+    "too large",
+    "lost",
+    "deny",
+    "is down",
+    "enough resource",
+    "unterminated",
+    "deadlock",
+    "no available",
 )
 WHOLE_WORDS = ("oom", "nan", "inf", "dead", "xid")
 

@@ -1,13 +1,15 @@
-"""The learned second stage of attribution: a line no rule matches, scored by a linear model.
+"""The learned second stage of attribution: a line no rule matches, scored by two linear models.
 
 Rules are exact and explainable but only know the wordings someone wrote down; real lines from other
-engines, versions and log shippers say the same failures in other words. A logistic regression over
-character n-grams and words, trained at build time on the labelled corpus (bot/triage/training.py)
-and shipped as arrays (rules/attribution_model.npz), gives those lines a code, but only when its
-probability clears a threshold calibrated out of fold on lines the rules miss, and only when the
-classes of that code's layer together hold enough of the probability: the layer decides which team
-is paged, so a line the model cannot place in one layer is left unattributed rather than sent to the
-wrong team. Scoring is numpy only: no scikit-learn at run time.
+engines, versions and log shippers say the same failures in other words. Two logistic regressions
+over the same character n-grams and words, trained at build time on the labelled corpus
+(bot/triage/training.py) and shipped as arrays (rules/attribution_model.npz), give those lines a
+code: one over the layers (INF, DEP, MOD, ENG, GW, BIZ), which decides which team is paged, and one
+over the codes, which names the code within the layer the first chose. A layer learns from every
+line of its codes together, so it holds up on new wording better than a code summed from the code
+model's classes. The model answers only when both probabilities clear thresholds calibrated out of
+fold on lines the rules miss: a line it cannot place in one layer is left unattributed rather than
+sent to the wrong team. Scoring is numpy only: no scikit-learn at run time.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from bot.triage.failure_gate import says_failure
 from bot.triage.taxonomy import UNATTRIBUTED, prefix
 
 DEFAULT_MODEL = Path(__file__).with_name("rules") / "attribution_model.npz"
-FORMAT = 2  # 2: a layer threshold beside the code threshold
+FORMAT = 3  # 2: a layer threshold beside the code threshold; 3: a model of its own for the layer
 MAX_CHARS = 512  # the head of a line says what failed; the model need not read a whole traceback
 MAX_WORD = 40  # a base64 blob or a path is one "word": its n-grams say nothing
 
@@ -119,10 +121,24 @@ def _gram_hashes(padded: str) -> npt.NDArray[np.uint64]:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
 
+def _softmax(
+    vector: tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]],
+    coef: npt.NDArray[np.float32],
+    intercept: npt.NDArray[np.float32],
+) -> npt.NDArray[np.float32]:
+    """A logistic regression's probabilities for one tf-idf vector (indices, weights)."""
+    idx, values = vector
+    scores = intercept + values @ coef[idx] if len(idx) else intercept.copy()
+    scores = np.exp(scores - scores.max())
+    out: npt.NDArray[np.float32] = scores / scores.sum()
+    return out
+
+
 @dataclass(frozen=True)
 class Guess:
-    """The model's best code for one line, its probability, the probability of that code's layer
-    (every class of the layer together), and whether both clear their thresholds."""
+    """The model's answer for one line: the layer model's most probable layer and its probability,
+    the code model's most probable code within that layer and its share of the layer's codes, and
+    whether both clear their thresholds."""
 
     code: str
     probability: float
@@ -130,9 +146,22 @@ class Guess:
     layer_probability: float = 0.0
 
 
-def layer_probability(p: npt.NDArray[np.floating[Any]], layers: npt.NDArray[np.str_], k: int) -> float:
-    """The probability of class k's layer: every class whose code has k's prefix, together."""
-    return float(p[layers == layers[k]].sum())
+def choose(
+    p_codes: npt.NDArray[np.floating[Any]],
+    code_layers: npt.NDArray[np.str_],
+    p_layers: npt.NDArray[np.floating[Any]],
+    layers: npt.NDArray[np.str_],
+) -> tuple[int, float, float]:
+    """(class index, the code's share of its layer, the layer's probability): the layer the layer
+    model holds most probable, and the code model's best code within it. One home for the decision,
+    used by scoring and by calibration alike."""
+    j = int(np.argmax(p_layers))
+    within = code_layers == layers[j]
+    if not within.any():  # a layer with no code class (cannot happen with one training set)
+        return int(np.argmax(p_codes)), 0.0, float(p_layers[j])
+    k = int(np.argmax(np.where(within, p_codes, -1.0)))
+    total = float(p_codes[within].sum())
+    return k, float(p_codes[k]) / total if total > 0 else 0.0, float(p_layers[j])
 
 
 @dataclass(frozen=True)
@@ -146,7 +175,8 @@ class Neighbour:
 
 
 class LearnedModel:
-    """A multinomial logistic regression over tf-idf features, read from an .npz of plain arrays."""
+    """Two multinomial logistic regressions (codes, layers) over one tf-idf vector, read from an .npz
+    of plain arrays."""
 
     def __init__(self, path: Path, arrays: dict[str, npt.NDArray[np.generic]]) -> None:
         self.path = path
@@ -155,6 +185,9 @@ class LearnedModel:
         self.idf = arrays["idf"].astype(np.float32)
         self.coef = arrays["coef"].astype(np.float32)  # features x classes
         self.intercept = arrays["intercept"].astype(np.float32)
+        self.layers = np.array([str(c) for c in arrays["layers"]])
+        self.layer_coef = arrays["layer_coef"].astype(np.float32)  # features x layers
+        self.layer_intercept = arrays["layer_intercept"].astype(np.float32)
         self.threshold = float(arrays["threshold"])
         self.layer_threshold = float(arrays["layer_threshold"])
         self._layers = np.array([prefix(c) for c in self.classes])
@@ -184,6 +217,9 @@ class LearnedModel:
             "idf",
             "coef",
             "intercept",
+            "layers",
+            "layer_coef",
+            "layer_intercept",
             "threshold",
             "layer_threshold",
         )
@@ -198,6 +234,8 @@ class LearnedModel:
         n_feat, n_cls = arrays["coef"].shape
         if (n_feat, n_cls) != (len(arrays["vocabulary"]), len(arrays["classes"])):
             raise ConfigError(f"{path}: coef is {n_feat}x{n_cls}, vocabulary and classes disagree")
+        if arrays["layer_coef"].shape != (n_feat, len(arrays["layers"])):
+            raise ConfigError(f"{path}: layer_coef is not vocabulary x layers")
         return cls(path, arrays)
 
     def _ids(self, text: str) -> npt.NDArray[np.intp]:
@@ -227,20 +265,22 @@ class LearnedModel:
 
     def probabilities(self, text: str) -> npt.NDArray[np.float32]:
         """P(code | line) for every class, in `classes` order."""
-        idx, values = self._vector(text)
-        scores = self.intercept + values @ self.coef[idx] if len(idx) else self.intercept.copy()
-        scores = np.exp(scores - scores.max())
-        out: npt.NDArray[np.float32] = scores / scores.sum()
-        return out
+        return _softmax(self._vector(text), self.coef, self.intercept)
+
+    def layer_probabilities(self, text: str) -> npt.NDArray[np.float32]:
+        """P(layer | line) for every layer, in `layers` order."""
+        return _softmax(self._vector(text), self.layer_coef, self.layer_intercept)
 
     def best(self, text: str) -> Guess:
-        """The most probable class, its probability and its layer's; confident when both are at or
-        above their thresholds."""
-        p = self.probabilities(text)
-        k = int(np.argmax(p))
-        layer = layer_probability(p, self._layers, k)
-        confident = float(p[k]) >= self.threshold and layer >= self.layer_threshold
-        return Guess(self.classes[k], float(p[k]), confident, layer)
+        """The most probable layer, the best code within it (`choose`), and whether both clear
+        their thresholds."""
+        vector = self._vector(text)
+        p = _softmax(vector, self.coef, self.intercept)
+        k, share, layer = choose(
+            p, self._layers, _softmax(vector, self.layer_coef, self.layer_intercept), self.layers
+        )
+        confident = share >= self.threshold and layer >= self.layer_threshold
+        return Guess(self.classes[k], share, confident, layer)
 
     def guess(self, text: str) -> Guess:
         """`best`, asked only of a line that says something failed (FAILURE_WORDS): any other line is

@@ -6,9 +6,9 @@
 The model learns from the train and dev splits of the real-wording corpus, the older hand-written
 lines (error_lines.tsv), the failure messages read in the emitters' own source (emitter_lines.tsv)
 and every rule's examples; the test split is never read. Its two abstain thresholds (the code's
-probability, and its layer's) are calibrated out of fold, grouped by source repository (a project's
-wording is never in both the fitting and the scoring folds), on the lines the rules leave
-unattributed: those are the only lines the model is ever asked about. Once the rules have been
+share of its layer, and the layer model's probability) are calibrated out of fold, grouped by source
+repository (a project's wording is never in both the fitting and the scoring folds), on the lines
+the rules leave unattributed: those are the only lines the model is ever asked about. Once the rules have been
 written from a line, what they still miss of it is the residue they were made to leave (a line whose
 text says another cause than its thread found), not new wording; so where the corpus records which
 lines the rules of their day missed at first contact (first_contact.tsv), those are the lines
@@ -33,7 +33,7 @@ import numpy as np
 from bot.triage.attribution import DEFAULT_RULES, Attributor
 from bot.triage.corpus import load_corpus, load_emitter_lines, load_renamed, project
 from bot.triage.failure_gate import says_failure
-from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel, features, layer_probability
+from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel, choose, features
 from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, load_taxonomy, prefix
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ LAYER_TARGET = 0.85  # and 17 in 20 the right layer: a wrong layer pages the wro
 MIN_ANSWERS = 10  # a threshold judged on fewer out-of-fold answers than this is noise
 FOLDS = 5
 GRID = [round(0.05 * i, 2) for i in range(2, 20)]
-LAYER_GRID = [0.0, 0.5, 0.6, 0.7, 0.8, 0.9]  # the share of the probability the code's layer must hold
+LAYER_GRID = [0.0, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9]  # the probability the layer must have
 
 
 @dataclass(frozen=True)
@@ -94,16 +94,39 @@ def training_set(
     return unique
 
 
-def fit(lines: list[str], codes: list[str]) -> tuple[Any, Any]:
-    """The tf-idf vectorizer over `features` and the logistic regression, fitted on these lines."""
+@dataclass(frozen=True)
+class Fitted:
+    """The tf-idf vectorizer over `features` and the two logistic regressions fitted on its vectors:
+    one over the codes, one over their layers."""
+
+    vectorizer: Any
+    codes: Any
+    layers: Any
+
+    def answers(self, lines: list[str]) -> list[tuple[float, float, str]]:
+        """(the code's share of its layer, the layer's probability, the code) per line (`choose`)."""
+        matrix = self.vectorizer.transform(lines)
+        p_codes = self.codes.predict_proba(matrix)
+        p_layers = self.layers.predict_proba(matrix)
+        code_layers = np.array([prefix(str(c)) for c in self.codes.classes_])
+        layers = np.array([str(c) for c in self.layers.classes_])
+        out = []
+        for row, layer_row in zip(p_codes, p_layers, strict=True):
+            k, share, layer = choose(row, code_layers, layer_row, layers)
+            out.append((share, layer, str(self.codes.classes_[k])))
+        return out
+
+
+def fit(lines: list[str], codes: list[str]) -> Fitted:
+    """The vectorizer and both regressions, fitted on these lines."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
     vectorizer = TfidfVectorizer(analyzer=features, sublinear_tf=True, min_df=2, dtype=np.float32)
     matrix = vectorizer.fit_transform(lines)
-    model = LogisticRegression(C=C, max_iter=5000)
-    model.fit(matrix, codes)
-    return vectorizer, model
+    by_code = LogisticRegression(C=C, max_iter=5000).fit(matrix, codes)
+    by_layer = LogisticRegression(C=C, max_iter=5000).fit(matrix, [prefix(c) for c in codes])
+    return Fitted(vectorizer, by_code, by_layer)
 
 
 def _wording(line: str) -> str:
@@ -183,15 +206,8 @@ def _folds(
 
 
 def _fold_answers(lines: list[str], codes: list[str], asked: list[str]) -> list[tuple[float, float, str]]:
-    """One fold: fitted on `lines`, the probability, its layer's and the code it gives each asked line."""
-    vectorizer, model = fit(lines, codes)
-    proba = model.predict_proba(vectorizer.transform(asked))
-    layers = np.array([prefix(str(c)) for c in model.classes_])
-    out = []
-    for row in proba:
-        k = int(np.argmax(row))
-        out.append((float(row[k]), layer_probability(row, layers, k), str(model.classes_[k])))
-    return out
+    """One fold: fitted on `lines`, the share, the layer's probability and the code of each asked line."""
+    return fit(lines, codes).answers(asked)
 
 
 def calibrate(
@@ -218,7 +234,7 @@ def calibrate(
     answers = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1) or 1)(
         delayed(_fold_answers)(lines, codes, [e.line for e in asked]) for lines, codes, asked in jobs
     )
-    best = [  # probability, its layer's, predicted, expected
+    best = [  # the code's share of its layer, the layer's probability, predicted, expected
         (*answer, ex.code)
         for (_lines, _codes, asked), fold in zip(jobs, answers, strict=True)
         for answer, ex in zip(fold, asked, strict=True)
@@ -265,7 +281,8 @@ def train(
     examples = training_set(taxonomy, attributor, corpus, handwritten, corpus.with_name(EMITTERS.name))
     contacts = first_contact(corpus.with_name(FIRST_CONTACT.name))
     threshold, layer_threshold, calibration = calibrate(examples, attributor, contacts)
-    vectorizer, model = fit([e.line for e in examples], [e.code for e in examples])
+    fitted = fit([e.line for e in examples], [e.code for e in examples])
+    vectorizer, model = fitted.vectorizer, fitted.codes
     vocabulary = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
     summary = {
         "lines": len(examples),
@@ -285,6 +302,9 @@ def train(
         "idf": vectorizer.idf_.astype(np.float32),
         "coef": model.coef_.T.astype(np.float16),
         "intercept": model.intercept_.astype(np.float32),
+        "layers": np.array([str(c) for c in fitted.layers.classes_]),
+        "layer_coef": fitted.layers.coef_.T.astype(np.float16),
+        "layer_intercept": fitted.layers.intercept_.astype(np.float32),
         "threshold": np.array(threshold),
         "layer_threshold": np.array(layer_threshold),
         "lines": np.array([e.line for e in examples]),
@@ -310,6 +330,12 @@ def differences(shipped: LearnedModel, arrays: dict[str, np.ndarray]) -> list[st
     fresh = arrays["coef"].astype(np.float32)
     if not out and not np.allclose(shipped.coef, fresh, atol=2e-3, rtol=2e-3):
         out.append("coefficients differ")
+    fresh_layers = arrays["layer_coef"].astype(np.float32)
+    if not out and (
+        list(shipped.layers) != [str(c) for c in arrays["layers"]]
+        or not np.allclose(shipped.layer_coef, fresh_layers, atol=2e-3, rtol=2e-3)
+    ):
+        out.append("layer coefficients differ")
     if shipped.lines != [str(s) for s in arrays["lines"]]:
         out.append("training lines differ")
     return out

@@ -236,6 +236,9 @@ class LearnedModel:
             raise ConfigError(f"{path}: coef is {n_feat}x{n_cls}, vocabulary and classes disagree")
         if arrays["layer_coef"].shape != (n_feat, len(arrays["layers"])):
             raise ConfigError(f"{path}: layer_coef is not vocabulary x layers")
+        layers = sorted(str(c) for c in arrays["layers"])
+        if layers != sorted({prefix(str(c)) for c in arrays["classes"]}):
+            raise ConfigError(f"{path}: layers {', '.join(layers)} are not the layers of its classes")
         return cls(path, arrays)
 
     def _ids(self, text: str) -> npt.NDArray[np.intp]:

@@ -220,13 +220,19 @@ def test_a_broken_model_file_is_named(tmp_path: Path, model: LearnedModel) -> No
         LearnedModel.load(bad)
     with np.load(DEFAULT_MODEL) as shipped:
         arrays = {k: shipped[k] for k in shipped.files}
-    arrays["classes"] = np.array(["NOT_A_CODE", *arrays["classes"][1:]])
+    arrays["classes"] = np.array(["BIZ_NOT_A_CODE", *arrays["classes"][1:]])  # a layer it has
     np.savez(bad, **arrays)
-    with pytest.raises(ConfigError, match=r"NOT_A_CODE.*ATTRIBUTION_MODEL=off"):
+    with pytest.raises(ConfigError, match=r"BIZ_NOT_A_CODE.*ATTRIBUTION_MODEL=off"):
         Knowledge.load(model=bad)
     arrays["format"] = np.array(99)
     np.savez(bad, **arrays)
     with pytest.raises(ConfigError, match="format 99"):
+        LearnedModel.load(bad)
+    with np.load(DEFAULT_MODEL) as shipped:
+        arrays = {k: shipped[k] for k in shipped.files}
+    arrays["layers"] = np.array(["XYZ", *arrays["layers"][1:]])
+    np.savez(bad, **arrays)
+    with pytest.raises(ConfigError, match="are not the layers of its classes"):
         LearnedModel.load(bad)
 
 

@@ -116,7 +116,10 @@ def test_the_page_shows_the_channel_and_approve_cordons_the_node(
         assert "Only visible to you" in answer.inner_text() and "Incident 1" in answer.inner_text()
         page.locator("#message").fill("/deploy everything")
         page.locator("#message").press("Enter")
-        page.wait_for_selector("#error >> text=only /incident commands go to the bot")
+        refusal = page.locator("#error >> text=only /incident commands go to the bot")
+        refusal.wait_for()
+        page.wait_for_timeout(1_500)  # three polls of the page's state later, the refusal is still read
+        assert refusal.is_visible()
 
         # The same Approve clicked again (a stale page): the post has no such button any more.
         triage_ts = page.locator(

@@ -8,11 +8,11 @@ lines (error_lines.tsv), the failure messages read in the emitters' own source (
 and every rule's examples; the test split is never read. Its two abstain thresholds (the code's
 share of its layer, and the layer model's probability) are calibrated out of fold, grouped by source
 repository (a project's wording is never in both the fitting and the scoring folds), on the lines
-the rules leave unattributed: those are the only lines the model is ever asked about. Once the rules have been
-written from a line, what they still miss of it is the residue they were made to leave (a line whose
-text says another cause than its thread found), not new wording; so where the corpus records which
-lines the rules of their day missed at first contact (first_contact.tsv), those are the lines
-calibrated on. The thresholds are the pair that gives the most right answers while those answers
+the rules leave unattributed: those are the only lines the model is ever asked about. Once the rules
+have been written from a line, what they still miss of it is the residue they were made to leave (a
+line whose text says another cause than its thread found), not new wording; so where the corpus
+records which lines the rules of their day missed at first contact (first_contact.tsv), those are
+the lines calibrated on. The thresholds are the pair that gives the most right answers while those answers
 have the right code two times in three and the right layer 17 times in 20.
 """
 

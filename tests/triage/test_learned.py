@@ -19,7 +19,7 @@ from bot.triage.explain import explain
 from bot.triage.knowledge import Knowledge, model_path
 from bot.triage.learned import DEFAULT_MODEL, LearnedModel, features
 from bot.triage.lines import time_of
-from bot.triage.taxonomy import UNATTRIBUTED
+from bot.triage.taxonomy import UNATTRIBUTED, prefix
 from bot.triage.training import CORPUS, differences, fit, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,10 +116,10 @@ def test_the_code_is_chosen_within_the_layer_the_layer_model_holds_most_probable
     for row in rows:
         guess = model.best(row.line)
         p_layers = model.layer_probabilities(row.line)
-        assert guess.code.split("_")[0] == model.layers[int(np.argmax(p_layers))]
+        assert prefix(guess.code) == model.layers[int(np.argmax(p_layers))]
         assert guess.layer_probability == pytest.approx(float(p_layers.max()), abs=1e-6)
         p = model.probabilities(row.line)
-        same = [i for i, c in enumerate(model.classes) if c.split("_")[0] == guess.code.split("_")[0]]
+        same = [i for i, c in enumerate(model.classes) if prefix(c) == prefix(guess.code)]
         assert guess.probability == pytest.approx(
             float(p[model.classes.index(guess.code)] / p[same].sum()), abs=1e-5
         )

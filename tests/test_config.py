@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bot.config import load_config
 from bot.domain import Severity
@@ -20,11 +21,27 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "deploy" / "config.example.yaml"
 def test_example_config_loads() -> None:
     config = load_config(EXAMPLE)
     service = config.service("llama-chat")
-    assert service is not None and service.slos[0].objective == 0.999
+    assert service is not None and service.slos[0].objective == 0.995
     assert config.severity_for("page") is Severity.CRITICAL
     assert config.severity_for("warning") is Severity.MINOR  # built-in mapping
     assert config.severity_for(None) is Severity.MAJOR
     assert config.backends.logs_index == "logs-inference"
+
+
+def test_example_objectives_are_the_shipped_alert_rules() -> None:
+    """The example's SLOs are the ones the shipped recording rules alert on, name and objective,
+    so a team that starts from both files reads the same budget in Slack as in Prometheus."""
+    rules = yaml.safe_load((EXAMPLE.parent / "prometheus" / "slo.rules.yaml").read_text())
+    shipped = {
+        rule["labels"]["sloth_slo"]: float(rule["expr"].removeprefix("vector(").removesuffix(")"))
+        for group in rules["groups"]
+        for rule in group["rules"]
+        if rule.get("record") == "slo:objective:ratio"
+    }
+    assert len(shipped) == 3
+    for service in load_config(EXAMPLE).services:
+        assert {slo.name: slo.objective for slo in service.slos} == shipped, service.name
+        assert {slo.window for slo in service.slos} == {"30d"}  # the rules' period
 
 
 def test_no_file_means_embedded_defaults() -> None:
@@ -100,7 +117,7 @@ def test_serve_refuses_to_start_on_an_invalid_file(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    assert check.returncode == 0 and "1 services, 2 SLOs, 2 approvers" in check.stdout
+    assert check.returncode == 0 and "1 services, 3 SLOs, 2 approvers" in check.stdout
     assert "learned stage attribution_model.npz (thresholds 0." in check.stdout
     rules_only = subprocess.run(
         [sys.executable, "-m", "bot", "config", "check", str(EXAMPLE)],

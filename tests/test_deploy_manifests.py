@@ -25,6 +25,7 @@ from tests.support.deploy import (
     KUBERNETES,
     ROOT,
     Grant,
+    bound_roles,
     command_params,
     grants_of,
     kustomize,
@@ -114,8 +115,10 @@ def test_the_kustomization_renders_every_part_in_one_namespace(rendered: list[Do
         ("ServiceAccount", "incident-bot-gpu-agent"),
         ("ClusterRole", "incident-bot-read"),
         ("ClusterRole", "incident-bot-actions"),
+        ("ClusterRole", "incident-bot-actions-nodes"),
         ("ClusterRoleBinding", "incident-bot-read"),
-        ("ClusterRoleBinding", "incident-bot-actions"),
+        ("RoleBinding", "incident-bot-actions"),
+        ("ClusterRoleBinding", "incident-bot-actions-nodes"),
         ("ClusterRoleBinding", "incident-bot-actions-read"),
         ("Secret", "incident-bot-actions-token"),
         ("Deployment", "incident-bot"),
@@ -125,7 +128,12 @@ def test_the_kustomization_renders_every_part_in_one_namespace(rendered: list[Do
         ("DaemonSet", "incident-bot-gpu-agent"),
     }
     cluster_wide = {"Namespace", "ClusterRole", "ClusterRoleBinding"}
-    assert {d["metadata"].get("namespace") for d in rendered if d["kind"] not in cluster_wide} == {NAMESPACE}
+    elsewhere = {("RoleBinding", "incident-bot-actions")}  # in the serving namespaces, by design
+    assert {
+        d["metadata"].get("namespace")
+        for d in rendered
+        if d["kind"] not in cluster_wide and (d["kind"], d["metadata"]["name"]) not in elsewhere
+    } == {NAMESPACE}
     assert all(d["metadata"]["labels"]["app.kubernetes.io/part-of"] == "incident-bot" for d in rendered)
     # the bot and the GPU agent run the one image the kustomization names
     agent = one(rendered, "DaemonSet")["spec"]["template"]["spec"]["containers"][0]
@@ -286,9 +294,32 @@ def test_the_actions_write_with_their_own_accounts_token(
     roles = roles_of(docs, NAMESPACE, account)
     assert roles == {
         ("ClusterRole", None, "incident-bot-actions"),
+        ("ClusterRole", None, "incident-bot-actions-nodes"),
         ("ClusterRole", None, "incident-bot-read"),
     }
     assert ("apps", "deployments/scale", "patch") in writes_of(docs, account)
+
+
+@pytest.mark.parametrize("variant", ["rendered", "replicated"])
+def test_the_actions_write_in_the_serving_namespaces_only(
+    variant: str, request: pytest.FixtureRequest
+) -> None:
+    """The one write held cluster-wide is a node's cordon (nodes have no namespace); every other
+    write is bound in the namespaces the bot's configuration serves, and nowhere else."""
+    docs = request.getfixturevalue(variant)
+    read_only = grants_of(docs, {("ClusterRole", None, "incident-bot-read")})
+    reviews = {(g, r, "create") for g, r in SELF_REVIEWS} & read_only
+    scopes: dict[str | None, set[Grant]] = {}
+    for scope, role in bound_roles(docs, NAMESPACE, ACTIONS_ACCOUNT):
+        writes = {g for g in grants_of(docs, {role}) if g[2] not in READS} - reviews
+        scopes.setdefault(scope, set()).update(writes)
+    assert scopes.pop(None) == {("", "nodes", "patch")}
+    config = yaml.safe_load(one(docs, "ConfigMap")["data"]["config.yaml"])
+    serving = set(config["namespaces"]) | {s["namespace"] for s in config.get("services", [])}
+    assert set(scopes) == serving and NAMESPACE not in serving
+    for writes in scopes.values():
+        assert ("apps", "deployments", "patch") in writes and ("", "pods", "delete") in writes
+        assert ("", "nodes", "patch") not in writes
 
 
 def test_the_budget_and_the_service_select_the_bots_pods_only(rendered: list[Doc]) -> None:

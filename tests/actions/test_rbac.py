@@ -20,10 +20,12 @@ READS = {"get", "list", "watch"}
 
 
 def granted(path: str) -> set[tuple[str, str, str]]:
+    """What the file's roles grant together (the actions' namespaced writes and the nodes')."""
     docs = list(yaml.safe_load_all((ROOT / "deploy" / "kubernetes" / path).read_text()))
-    role = next(d for d in docs if d["kind"] == "ClusterRole")
     return {
         (g, r, v)
+        for role in docs
+        if role["kind"] == "ClusterRole"
         for rule in role["rules"]
         for g in rule["apiGroups"]
         for r in rule["resources"]

@@ -60,6 +60,14 @@ def command_params(args: list[str]) -> dict[str, Any]:
 def roles_of(docs: list[Doc], namespace: str, account: str) -> set[tuple[str, str | None, str]]:
     """(kind, namespace, name) of each role a rendered binding gives the service account: bound to
     it by name, as its user name, or to a group every service account of its namespace is in."""
+    return {role for _, role in bound_roles(docs, namespace, account)}
+
+
+def bound_roles(
+    docs: list[Doc], namespace: str, account: str
+) -> set[tuple[str | None, tuple[str, str | None, str]]]:
+    """Each role the account holds with where it holds it: the binding's namespace (a RoleBinding
+    grants its role there only) or None for everywhere (a ClusterRoleBinding)."""
     user = f"system:serviceaccount:{namespace}:{account}"
     groups = {"system:authenticated", "system:serviceaccounts", f"system:serviceaccounts:{namespace}"}
     found = set()
@@ -77,7 +85,8 @@ def roles_of(docs: list[Doc], namespace: str, account: str) -> set[tuple[str, st
                 or (s["kind"] == "Group" and s["name"] in groups)
             ):
                 ref = binding["roleRef"]
-                found.add((ref["kind"], where if ref["kind"] == "Role" else None, ref["name"]))
+                scope = where if binding["kind"] == "RoleBinding" else None
+                found.add((scope, (ref["kind"], where if ref["kind"] == "Role" else None, ref["name"])))
     return found
 
 

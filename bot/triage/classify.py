@@ -8,7 +8,8 @@ Order of reasoning (spec/taxonomy.md):
 3. Caller errors (BIZ) win when they dominate the error volume and no cause-grade fault started
    before them: an SLO burning on them is an operational incident.
 4. The earliest-cause rule over cause-grade findings: the fault first on the timeline wins; near
-   ties go to the lower layer (infrastructure wins). A decisive line (an Xid, an NCCL failure)
+   ties go to what a rule or signal said before the learned stage's guesses, then to the lower
+   layer (infrastructure wins). A decisive line (an Xid, an NCCL failure)
    competes by its time, however small its share of the error volume.
 5. Symptom rules when nothing specific was seen: timeouts split on the scope's GPU utilisation
    (> 90%: INF_GPU_OVERLOAD), then on whether the engine got slower (ENG_TIMEOUT) or only the
@@ -205,8 +206,13 @@ def earliest(findings: list[Finding], taxonomy: Taxonomy) -> Finding:
         and f.onset - first <= TIE
         and (f.strength >= 0.1 or f.code in taxonomy.decisive)
     ]
-    contenders = contenders or dated[:1]
-    return min(contenders, key=lambda f: (taxonomy.rank(f.layer), -f.strength))
+    # A rule's word before the learned stage's guess, whatever their layers: a line the model reads
+    # as a config mismatch does not outrank the engine's own "EngineCore encountered a fatal error".
+    if contenders:
+        return min(contenders, key=lambda f: (f.learned, taxonomy.rank(f.layer), -f.strength))
+    # Only weak findings: the first on the timeline, a rule's before a guess in the same window.
+    near = [f for f in dated if f.onset is not None and f.onset - first <= TIE]
+    return min(near, key=lambda f: (f.learned, _onset_key(f)))
 
 
 def _onset_key(item: Finding | Evidence) -> datetime:

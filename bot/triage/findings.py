@@ -85,6 +85,7 @@ class Finding:
     note: str = ""
     symptom: bool = False  # says something is unhealthy, not why (probe failures, restart back-off)
     rules: set[str] = field(default_factory=set)  # what said so: attribution rules, signals
+    learned: bool = False  # the code is only the learned stage's guess: no rule or signal said so
 
     @property
     def layer(self) -> str:
@@ -111,6 +112,7 @@ class Finding:
         self.strength = max(self.strength, other.strength) + min(self.strength, other.strength) * 0.25
         self.evidence.extend(e for e in other.evidence if e not in self.evidence)
         self.rules |= other.rules
+        self.learned = self.learned and other.learned
         for kind, names in other.targets.items():
             self.add_target(kind, *names)
 
@@ -147,6 +149,7 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
             note=f"“{sig.labels.get('sample', '')[:140]}”{_learned_note(got)}",
             symptom=bool(SYMPTOM_LINE.search(text)),
             rules={got.rule} if got.rule else set(),
+            learned=got.confidence is not None,
         )
         pods, nodes = _split(sig.labels.get("pods")), _split(sig.labels.get("nodes"))
         finding.add_target("pod", *pods)
@@ -191,6 +194,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
             evidence=[event.id],
             source=Source.KUBERNETES,
             note=f"event {text[:140]}{_learned_note(got)}",
+            learned=got.confidence is not None,
             # A series already running before the incident did not start it.
             symptom=event.labels.get("reason", "") in SYMPTOM_REASONS or "recurring_since" in event.labels,
         )
@@ -209,6 +213,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
                 source=Source.KUBERNETES,
                 note=pod.summary,
                 symptom=reason in SYMPTOM_REASONS,
+                learned=got.confidence is not None,
             )
             finding.add_target("pod", pod.labels.get("pod", ""))
             finding.add_target("node", pod.labels.get("node", ""))

@@ -78,6 +78,27 @@ def test_infrastructure_wins_a_tie() -> None:
     )
 
 
+def test_a_rule_wins_a_tie_against_the_learned_stages_guess() -> None:
+    """The engine's own "EngineCore encountered a fatal error" (a rule) and, in the same second, a
+    traceback line the learned stage reads as a config mismatch: the rule's code is the cause,
+    though the guess's layer ranks lower. Had a rule said MOD too, the lower layer would win."""
+    crash, guess = finding("ENG_CRASH", 3.0), finding("MOD_CONFIG_MISMATCH", 3.0, learned=True)
+    assert earliest([guess, crash], TAXONOMY).code == "ENG_CRASH"
+    assert earliest([finding("MOD_CONFIG_MISMATCH", 3.0), crash], TAXONOMY).code == "MOD_CONFIG_MISMATCH"
+    # a guess clearly first on the timeline (beyond the tie window) still competes by its time
+    assert earliest([finding("MOD_CONFIG_MISMATCH", 0.0, learned=True), crash], TAXONOMY).code == (
+        "MOD_CONFIG_MISMATCH"
+    )
+    # weak findings only (a line or two each, as when one replica's engine dies): the same order
+    weak = [finding("MOD_CONFIG_MISMATCH", 3.0, strength=0.01, learned=True), finding("ENG_CRASH", 3.5, 0.01)]
+    assert earliest(weak, TAXONOMY).code == "ENG_CRASH"
+    assert earliest([weak[0], finding("ENG_CRASH", 6.0, 0.01)], TAXONOMY).code == "MOD_CONFIG_MISMATCH"
+    # the same code said by a rule and guessed by the model: no longer only a guess
+    merged = finding("MOD_CONFIG_MISMATCH", 3.0, learned=True)
+    merged.merge(finding("MOD_CONFIG_MISMATCH", 3.0))
+    assert not merged.learned and earliest([merged, crash], TAXONOMY).code == "MOD_CONFIG_MISMATCH"
+
+
 def test_timeouts_split_on_gpu_utilisation() -> None:
     busy = [signal("gpu_utilization", 97, node="n1")]
     idle = [signal("gpu_utilization", 55, abnormal=False, node="n1")]

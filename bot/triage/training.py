@@ -45,11 +45,26 @@ RENAMED = CORPUS.with_name("renamed.tsv")
 TRAINING_SPLITS = ("train", "dev")
 C = 10.0  # inverse regularisation, chosen on the dev split
 PRECISION_TARGET = 2 / 3  # answer only where at least 2 in 3 out-of-fold answers had the right code
-LAYER_TARGET = 0.85  # and 17 in 20 the right layer: a wrong layer pages the wrong team
+# and 9 in 10 the right layer: a wrong layer pages the wrong team. The target for the whole stage
+# is at most 5 % of lines in a wrong layer, and the rules alone already give 4.4 % on the lines of
+# the first-contact rounds; at 17 in 20 the model's answers took that to 6.2 %, at 9 in 10 to 5.0 %.
+LAYER_TARGET = 0.9
 MIN_ANSWERS = 10  # a threshold judged on fewer out-of-fold answers than this is noise
 FOLDS = 5
 GRID = [round(0.05 * i, 2) for i in range(2, 20)]
-LAYER_GRID = [0.0, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.9]  # the probability the layer must have
+LAYER_GRID = [
+    0.0,
+    0.5,
+    0.55,
+    0.6,
+    0.65,
+    0.7,
+    0.75,
+    0.8,
+    0.85,
+    0.9,
+    0.95,
+]  # the probability the layer must have
 
 
 @dataclass(frozen=True)

@@ -244,10 +244,14 @@ def pod_account(docs: list[Doc]) -> str:
 def writes_of(docs: list[Doc], account: str) -> set[Grant]:
     """What the account may do beyond reading (and reviewing its own access, where the read-only
     role grants that), through every rendered binding that reaches it."""
+    return writes_through(docs, roles_of(docs, NAMESPACE, account))
+
+
+def writes_through(docs: list[Doc], roles: set[tuple[str, str | None, str]]) -> set[Grant]:
+    """What the roles grant beyond reading and the reviews of one's own access."""
     read_only = grants_of(docs, {("ClusterRole", None, "incident-bot-read")})
     reviews = {(g, r, "create") for g, r in SELF_REVIEWS} & read_only
-    granted = grants_of(docs, roles_of(docs, NAMESPACE, account))
-    return {g for g in granted if g[2] not in READS} - reviews
+    return {g for g in grants_of(docs, roles) if g[2] not in READS} - reviews
 
 
 @pytest.mark.parametrize("variant", ["rendered", "replicated"])
@@ -307,12 +311,9 @@ def test_the_actions_write_in_the_serving_namespaces_only(
     """The one write held cluster-wide is a node's cordon (nodes have no namespace); every other
     write is bound in the namespaces the bot's configuration serves, and nowhere else."""
     docs = request.getfixturevalue(variant)
-    read_only = grants_of(docs, {("ClusterRole", None, "incident-bot-read")})
-    reviews = {(g, r, "create") for g, r in SELF_REVIEWS} & read_only
     scopes: dict[str | None, set[Grant]] = {}
     for scope, role in bound_roles(docs, NAMESPACE, ACTIONS_ACCOUNT):
-        writes = {g for g in grants_of(docs, {role}) if g[2] not in READS} - reviews
-        scopes.setdefault(scope, set()).update(writes)
+        scopes.setdefault(scope, set()).update(writes_through(docs, {role}))
     assert scopes.pop(None) == {("", "nodes", "patch")}
     config = yaml.safe_load(one(docs, "ConfigMap")["data"]["config.yaml"])
     serving = set(config["namespaces"]) | {s["namespace"] for s in config.get("services", [])}

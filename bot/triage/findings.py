@@ -149,7 +149,7 @@ def from_logs(evidence: list[Evidence], attributor: Attributes) -> list[Finding]
             note=f"“{sig.labels.get('sample', '')[:140]}”{_learned_note(got)}",
             symptom=bool(SYMPTOM_LINE.search(text)),
             rules={got.rule} if got.rule else set(),
-            learned=got.confidence is not None,
+            learned=_guessed(got),
         )
         pods, nodes = _split(sig.labels.get("pods")), _split(sig.labels.get("nodes"))
         finding.add_target("pod", *pods)
@@ -165,8 +165,13 @@ def _belief(got: Attributed) -> float:
     return got.confidence if got.confidence is not None else 1.0
 
 
+def _guessed(got: Attributed) -> bool:
+    """Whether only the learned stage gave the code (it alone reports a confidence)."""
+    return got.confidence is not None
+
+
 def _learned_note(got: Attributed) -> str:
-    return f" (code by the learned stage, p={got.confidence:.2f})" if got.confidence is not None else ""
+    return f" (code by the learned stage, p={got.confidence:.2f})" if _guessed(got) else ""
 
 
 def signature_text(sig: Evidence) -> str:
@@ -194,7 +199,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
             evidence=[event.id],
             source=Source.KUBERNETES,
             note=f"event {text[:140]}{_learned_note(got)}",
-            learned=got.confidence is not None,
+            learned=_guessed(got),
             # A series already running before the incident did not start it.
             symptom=event.labels.get("reason", "") in SYMPTOM_REASONS or "recurring_since" in event.labels,
         )
@@ -213,7 +218,7 @@ def from_kubernetes(evidence: list[Evidence], attributor: Attributes) -> list[Fi
                 source=Source.KUBERNETES,
                 note=pod.summary,
                 symptom=reason in SYMPTOM_REASONS,
-                learned=got.confidence is not None,
+                learned=_guessed(got),
             )
             finding.add_target("pod", pod.labels.get("pod", ""))
             finding.add_target("node", pod.labels.get("node", ""))

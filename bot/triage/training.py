@@ -52,19 +52,8 @@ LAYER_TARGET = 0.9
 MIN_ANSWERS = 10  # a threshold judged on fewer out-of-fold answers than this is noise
 FOLDS = 5
 GRID = [round(0.05 * i, 2) for i in range(2, 20)]
-LAYER_GRID = [
-    0.0,
-    0.5,
-    0.55,
-    0.6,
-    0.65,
-    0.7,
-    0.75,
-    0.8,
-    0.85,
-    0.9,
-    0.95,
-]  # the probability the layer must have
+# the probability the layer must have
+LAYER_GRID = [0.0, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
 
 
 @dataclass(frozen=True)

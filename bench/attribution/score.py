@@ -7,11 +7,14 @@ no rule was written from it and the model never learned from it.
     .venv/bin/python bench/attribution/score.py [--split test] [--corpus FILE] [--misses]
     .venv/bin/python bench/attribution/score.py --first-contact
     .venv/bin/python bench/attribution/score.py --record r3 NEW_ROWS.tsv
+    .venv/bin/python bench/attribution/score.py --reader
 
 `--first-contact` prints, per collection round, how the rules of the day did on that round's lines
 before any rule was written from them (first_contact.tsv): the figure for wording nobody has seen.
 `--record ROUND FILE` is how a round gets there: run it on the new rows (the corpus's columns,
 train and dev only) after appending them to the corpus and before writing any rule from them.
+`--reader` scores reader_answers.tsv: what a large language model named for the lines the rules
+of their day missed, reading each line alone, and first contact with the rules first and it after.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
 from bot.triage.training import FIRST_CONTACT, Contact, first_contact, line_key
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "triage" / "corpus" / "real_lines.tsv"
+READER = CORPUS.with_name("reader_answers.tsv")
 
 
 def main() -> None:
@@ -37,12 +41,16 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="also list the lines not given their code")
     parser.add_argument("--first-contact", action="store_true", help="each round's first-contact figures")
     parser.add_argument("--record", nargs=2, metavar=("ROUND", "FILE"), help="record a round's first contact")
+    parser.add_argument("--reader", action="store_true", help="score reader_answers.tsv (see above)")
     args = parser.parse_args()
     if args.record:
         record(args.record[0], load_corpus(Path(args.record[1])))
         return
     if args.first_contact:
         print_first_contact(load_corpus(args.corpus))
+        return
+    if args.reader:
+        print_reader(load_corpus(args.corpus))
         return
     rows = [r for r in load_corpus(args.corpus) if args.split in ("all", r.split)]
     for title, knowledge in (
@@ -69,8 +77,9 @@ def print_first_contact(rows: list[LabelledLine]) -> None:
     taxonomy = load_taxonomy()
     by_key = {line_key(r.source, r.line): r for r in rows}
     contacts = first_contact(FIRST_CONTACT)
-    for round_ in sorted({c.round for c in contacts}):
-        met = [c for c in contacts if c.round == round_]
+    rounds = list(dict.fromkeys(c.round for c in contacts))  # in the order they were recorded
+    for round_ in [*rounds, None]:
+        met = [c for c in contacts if round_ is None or c.round == round_]
         lines = [by_key[c.key] for c in met]
         recorded = {by_key[c.key].line: c.answer for c in met}
 
@@ -78,8 +87,35 @@ def print_first_contact(rows: list[LabelledLine]) -> None:
             code = recorded[line]
             return _Recorded(code, "none" if code == UNATTRIBUTED else "rule")
 
-        print(score(lines, answer, taxonomy).render(f"round {round_}, first contact (rules of the day)"))
+        title = f"round {round_}" if round_ else f"all {len(rounds)} rounds"
+        print(score(lines, answer, taxonomy).render(f"{title}, first contact (rules of the day)"))
         print()
+
+
+def print_reader(rows: list[LabelledLine]) -> None:
+    """The reader alone on the lines the rules of their day missed, then the rules of the day with
+    the reader on what they missed, over the rounds it read."""
+    taxonomy = load_taxonomy()
+    by_key = {line_key(r.source, r.line): r for r in rows}
+    read = {c.key: c.answer for c in first_contact(READER)}
+    rounds = {c.round for c in first_contact(READER)}
+    met = [c for c in first_contact(FIRST_CONTACT) if c.round in rounds]
+    answers = {by_key[c.key].line: c.answer for c in met}
+    answers |= {by_key[key].line: code for key, code in read.items()}
+    stages = {by_key[c.key].line: "reader" if c.key in read else "rule" for c in met}
+
+    def answer(line: str) -> _Recorded:
+        code = answers[line]
+        return _Recorded(code, "none" if code == UNATTRIBUTED else stages[line])
+
+    missed = [by_key[key] for key in read]
+    print(
+        score(missed, answer, taxonomy).render("the reader alone, on the lines the rules of their day missed")
+    )
+    print()
+    title = f"rounds {', '.join(sorted(rounds, key=lambda r: int(r[1:])))}: rules of the day, then the reader"
+    print(score([by_key[c.key] for c in met], answer, taxonomy).render(title))
+    print()
 
 
 def record(round_: str, rows: list[LabelledLine]) -> None:

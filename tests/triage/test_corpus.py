@@ -67,7 +67,7 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
 
     knowledge = Knowledge.load()
     rows = load_corpus(CORPUS)
-    floors = {"train": (0.835, 0.115, 0.03), "dev": (0.825, 0.115, 0.04), "test": (0.615, 0.29, 0.055)}
+    floors = {"train": (0.835, 0.115, 0.03), "dev": (0.815, 0.115, 0.045), "test": (0.63, 0.28, 0.055)}
     for split, (right, unattributed, wrong_layer) in floors.items():
         got = score([r for r in rows if r.split == split], knowledge.attributor.attribute, knowledge.taxonomy)
         tally = got.overall
@@ -90,6 +90,22 @@ def test_the_first_contact_record_names_train_and_dev_lines_only() -> None:
         assert split_of_key.get(contact.key) in ("train", "dev"), contact
     assert all(c.answer == UNATTRIBUTED or c.answer in taxonomy.codes for c in contacts)
     assert len({c.key for c in contacts}) == len(contacts)
+
+
+def test_the_readers_answers_are_for_lines_first_contact_missed() -> None:
+    """reader_answers.tsv (a language model reading each line alone) covers exactly the lines its
+    rounds' rules of the day left unattributed, once each, with codes of the taxonomy: the README's
+    figure for it is over those lines and no others."""
+    from bot.triage.training import FIRST_CONTACT, first_contact
+
+    read = first_contact(CORPUS.with_name("reader_answers.tsv"))
+    rounds = {c.round for c in read}
+    missed = {(c.round, c.key) for c in first_contact(FIRST_CONTACT) if c.answer == UNATTRIBUTED}
+    assert rounds == {"r5", "r6", "r7", "r8", "r9"}
+    assert {(c.round, c.key) for c in read} == {m for m in missed if m[0] in rounds}
+    assert len({c.key for c in read}) == len(read) == 506
+    taxonomy = load_taxonomy()
+    assert all(c.answer == UNATTRIBUTED or c.answer in taxonomy.codes for c in read)
 
 
 EMITTERS = CORPUS.with_name("emitter_lines.tsv")

@@ -71,6 +71,11 @@ class _Recorded:
     code: str
     stage: str
 
+    @classmethod
+    def of(cls, code: str, stage: str) -> _Recorded:
+        """A recorded answer; a stage answers only when it named a code."""
+        return cls(code, "none" if code == UNATTRIBUTED else stage)
+
 
 def print_first_contact(rows: list[LabelledLine]) -> None:
     """Score each round's recorded first-contact answers against the lines' labels."""
@@ -81,14 +86,11 @@ def print_first_contact(rows: list[LabelledLine]) -> None:
     for round_ in [*rounds, None]:
         met = [c for c in contacts if round_ is None or c.round == round_]
         lines = [by_key[c.key] for c in met]
-        recorded = {by_key[c.key].line: c.answer for c in met}
-
-        def answer(line: str, recorded: dict[str, str] = recorded) -> _Recorded:
-            code = recorded[line]
-            return _Recorded(code, "none" if code == UNATTRIBUTED else "rule")
-
+        recorded = {by_key[c.key].line: _Recorded.of(c.answer, "rule") for c in met}
         title = f"round {round_}" if round_ else f"all {len(rounds)} rounds"
-        print(score(lines, answer, taxonomy).render(f"{title}, first contact (rules of the day)"))
+        print(
+            score(lines, recorded.__getitem__, taxonomy).render(f"{title}, first contact (rules of the day)")
+        )
         print()
 
 
@@ -97,24 +99,22 @@ def print_reader(rows: list[LabelledLine]) -> None:
     the reader on what they missed, over the rounds it read."""
     taxonomy = load_taxonomy()
     by_key = {line_key(r.source, r.line): r for r in rows}
-    read = {c.key: c.answer for c in first_contact(READER)}
-    rounds = {c.round for c in first_contact(READER)}
+    read_by = first_contact(READER)
+    read = {c.key: c.answer for c in read_by}
+    rounds = list(dict.fromkeys(c.round for c in read_by))  # in the order they were recorded
     met = [c for c in first_contact(FIRST_CONTACT) if c.round in rounds]
-    answers = {by_key[c.key].line: c.answer for c in met}
-    answers |= {by_key[key].line: code for key, code in read.items()}
-    stages = {by_key[c.key].line: "reader" if c.key in read else "rule" for c in met}
-
-    def answer(line: str) -> _Recorded:
-        code = answers[line]
-        return _Recorded(code, "none" if code == UNATTRIBUTED else stages[line])
-
+    answers = {
+        by_key[c.key].line: _Recorded.of(read[c.key], "reader")
+        if c.key in read
+        else _Recorded.of(c.answer, "rule")
+        for c in met
+    }
     missed = [by_key[key] for key in read]
-    print(
-        score(missed, answer, taxonomy).render("the reader alone, on the lines the rules of their day missed")
-    )
+    title = "the reader alone, on the lines the rules of their day missed"
+    print(score(missed, answers.__getitem__, taxonomy).render(title))
     print()
-    title = f"rounds {', '.join(sorted(rounds, key=lambda r: int(r[1:])))}: rules of the day, then the reader"
-    print(score([by_key[c.key] for c in met], answer, taxonomy).render(title))
+    title = f"rounds {', '.join(rounds)}: rules of the day, then the reader"
+    print(score([by_key[c.key] for c in met], answers.__getitem__, taxonomy).render(title))
     print()
 
 

@@ -288,7 +288,7 @@ def test_attribute_command_says_the_stage_explains_and_reports(
             )
             for d in range(1, 8)
         ),
-        json.dumps({"@timestamp": "2026-06-08T00:00:00Z", "message": "gizmo quux rejected"}),
+        json.dumps({"@timestamp": "2026-06-08T00:00:00Z", "message": "gizmo quux failed"}),
     ]
     src = tmp_path / "errors.jsonl"
     src.write_text("\n".join(lines) + "\n")
@@ -312,5 +312,5 @@ def test_attribute_command_says_the_stage_explains_and_reports(
     assert "the lines span 7.0 days" in report
     rows = [r for r in report.splitlines() if "sprocket" in r and "e.g." not in r]
     assert len(rows) == 1 and rows[0].split()[:2] == ["7", "7.0"] and "⚑" in rows[0]  # 7 a week > 5
-    quux = [r for r in report.splitlines() if "gizmo quux rejected" in r and "e.g." not in r]
+    quux = [r for r in report.splitlines() if "gizmo quux failed" in r and "e.g." not in r]
     assert len(quux) == 1 and "⚑" not in quux[0]

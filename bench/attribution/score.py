@@ -23,10 +23,10 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.triage.corpus import SPLITS, LabelledLine, load_corpus, score
+from bot.triage.corpus import SPLITS, Contact, LabelledLine, first_contact, line_key, load_corpus, score
 from bot.triage.knowledge import Knowledge
 from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
-from bot.triage.training import FIRST_CONTACT, Contact, first_contact, line_key
+from bot.triage.training import FIRST_CONTACT
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "triage" / "corpus" / "real_lines.tsv"
 READER = CORPUS.with_name("reader_answers.tsv")

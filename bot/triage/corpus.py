@@ -2,13 +2,15 @@
 
 The real-wording corpus (tests/triage/corpus/real_lines.tsv) is what the rules are written from
 (its train split), what the learned stage is trained on (train and dev) and what the figures in the
-README are measured on (its test split, never read while writing rules). Scoring counts what a
+README are measured on (its test split, never read while writing rules); first_contact.tsv records
+how each collection round's lines met the rules of their day. Scoring counts what a
 responder feels: the right code, no code at all, and the worst case, a code of another layer that
 sends the page to the wrong team.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -95,6 +97,40 @@ class EmitterLine:
 def load_emitter_lines(path: Path) -> list[EmitterLine]:
     """The rows of an emitter-wording TSV (# comments skipped); ConfigError names the file and line."""
     return [EmitterLine(*cells) for _, cells in _rows(path, EMITTER_COLUMNS, "emitter wording")]
+
+
+def line_key(source: str, line: str) -> tuple[str, str]:
+    """How first_contact.tsv names a corpus line: its source and the start of its sha1."""
+    return source, hashlib.sha1(line.encode("utf-8")).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A corpus line as the rules of its day met it: its collection round and what they answered."""
+
+    round: str
+    key: tuple[str, str]
+    answer: str  # the code the rules gave, UNATTRIBUTED when they missed it
+
+    @property
+    def missed(self) -> bool:
+        return self.answer == UNATTRIBUTED
+
+    def row(self) -> str:
+        """The line of first_contact.tsv that records it."""
+        return "\t".join((self.round, *self.key, self.answer))
+
+
+def first_contact(path: Path) -> list[Contact]:
+    """Every recorded collection round's lines (empty when there is no such file)."""
+    if not path.exists():
+        return []
+    out = []
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if raw.strip() and not raw.startswith("#"):
+            round_, source, digest, answer = raw.split("\t")
+            out.append(Contact(round_, (source, digest), answer))
+    return out
 
 
 class _Answer(Protocol):

@@ -19,7 +19,6 @@ have the right code two times in three and the right layer 17 times in 20.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -31,7 +30,15 @@ from typing import Any
 import numpy as np
 
 from bot.triage.attribution import DEFAULT_RULES, Attributor
-from bot.triage.corpus import load_corpus, load_emitter_lines, load_renamed, project
+from bot.triage.corpus import (
+    Contact,
+    first_contact,
+    line_key,
+    load_corpus,
+    load_emitter_lines,
+    load_renamed,
+    project,
+)
 from bot.triage.failure_gate import says_failure
 from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel, choose, features
 from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy, load_taxonomy, prefix
@@ -147,40 +154,6 @@ def _copied(wording: str, lines: list[str]) -> bool:
     if len(wording) < _COPY_MIN:
         return wording in lines
     return any(wording in line or (len(line) >= _COPY_MIN and line in wording) for line in lines)
-
-
-def line_key(source: str, line: str) -> tuple[str, str]:
-    """How first_contact.tsv names a corpus line: its source and the start of its sha1."""
-    return source, hashlib.sha1(line.encode("utf-8")).hexdigest()[:12]
-
-
-@dataclass(frozen=True)
-class Contact:
-    """A corpus line as the rules of its day met it: its collection round and what they answered."""
-
-    round: str
-    key: tuple[str, str]
-    answer: str  # the code the rules gave, UNATTRIBUTED when they missed it
-
-    @property
-    def missed(self) -> bool:
-        return self.answer == UNATTRIBUTED
-
-    def row(self) -> str:
-        """The line of first_contact.tsv that records it."""
-        return "\t".join((self.round, *self.key, self.answer))
-
-
-def first_contact(path: Path) -> list[Contact]:
-    """Every recorded collection round's lines (empty when there is no such file)."""
-    if not path.exists():
-        return []
-    out = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        if raw.strip() and not raw.startswith("#"):
-            round_, source, digest, answer = raw.split("\t")
-            out.append(Contact(round_, (source, digest), answer))
-    return out
 
 
 def _folds(

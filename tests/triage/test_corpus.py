@@ -67,8 +67,8 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
 
     knowledge = Knowledge.load()
     rows = load_corpus(CORPUS)
-    floors = {"train": (0.835, 0.105, 0.04), "dev": (0.815, 0.11, 0.045), "test": (0.60, 0.285, 0.075)}
-    # what the rules answer is right: on the test split, round r14's new lines were met at 43 % right
+    floors = {"train": (0.85, 0.09, 0.04), "dev": (0.825, 0.095, 0.045), "test": (0.61, 0.27, 0.075)}
+    # what the rules answer is right: on the test split, rounds r14 and r15's new lines were met at 43 % and 64 % right
     rule_floor = {"train": 0.85, "dev": 0.85, "test": 0.825}
     for split, (right, unattributed, wrong_layer) in floors.items():
         got = score([r for r in rows if r.split == split], knowledge.attributor.attribute, knowledge.taxonomy)
@@ -82,7 +82,8 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
 
 def test_the_first_contact_record_names_train_and_dev_lines_only() -> None:
     """The learned stage is calibrated on these: a test-split line there would leak into it."""
-    from bot.triage.training import FIRST_CONTACT, first_contact, line_key
+    from bot.triage.corpus import first_contact, line_key
+    from bot.triage.training import FIRST_CONTACT
 
     contacts = first_contact(FIRST_CONTACT)
     assert {c.round for c in contacts} >= {"r1", "r2", "r3", "r4"}
@@ -98,7 +99,8 @@ def test_the_readers_answers_are_for_lines_first_contact_missed() -> None:
     """reader_answers.tsv (a language model reading each line alone) covers exactly the lines its
     rounds' rules of the day left unattributed, once each, with codes of the taxonomy: the README's
     figure for it is over those lines and no others."""
-    from bot.triage.training import FIRST_CONTACT, first_contact
+    from bot.triage.corpus import first_contact
+    from bot.triage.training import FIRST_CONTACT
 
     read = first_contact(CORPUS.with_name("reader_answers.tsv"))
     rounds = {c.round for c in read}

@@ -26,7 +26,6 @@ import numpy as np
 
 from bot.triage.attribution import DEFAULT_RULES, Attributor
 from bot.triage.corpus import first_contact
-from bot.triage.failure_gate import says_failure
 from bot.triage.taxonomy import load_taxonomy, prefix
 from bot.triage.training import (
     CORPUS,
@@ -38,10 +37,8 @@ from bot.triage.training import (
     LAYER_TARGET,
     MIN_ANSWERS,
     PRECISION_TARGET,
-    _copied,
-    _folds,
-    _wording,
     fit,
+    fold_jobs,
     training_set,
 )
 
@@ -80,17 +77,7 @@ def asked_lines() -> list[Asked]:
     taxonomy = load_taxonomy()
     attributor = Attributor.load(taxonomy, DEFAULT_RULES)
     examples = training_set(taxonomy, attributor, CORPUS, HANDWRITTEN, EMITTERS)
-    jobs = []
-    for held, asked_all in _folds(examples, attributor, first_contact(FIRST_CONTACT)):
-        asked = [ex for ex in asked_all if says_failure(ex.line)]
-        held_wording = [_wording(examples[n].line) for n in held]
-        fitting = [
-            ex
-            for n, ex in enumerate(examples)
-            if n not in held and (ex.real or not _copied(_wording(ex.line), held_wording))
-        ]
-        if asked:
-            jobs.append(([e.line for e in fitting], [e.code for e in fitting], asked))
+    jobs = fold_jobs(examples, attributor, first_contact(FIRST_CONTACT))
     answers = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1))(
         delayed(_fold)(lines, codes, [e.line for e in asked]) for lines, codes, asked in jobs
     )

@@ -182,6 +182,27 @@ def _folds(
     return out
 
 
+def fold_jobs(
+    examples: list[Example], attributor: Attributor, contacts: list[Contact]
+) -> list[tuple[list[str], list[str], list[Example]]]:
+    """Per fold (`_folds`): the lines and codes it is fitted on, and the failure lines it is asked
+    about; a fold that asks nothing is left out."""
+    jobs = []
+    for held, asked_all in _folds(examples, attributor, contacts):
+        asked = [ex for ex in asked_all if says_failure(ex.line)]
+        if not asked:
+            continue
+        # A rule's example copied from a held-out line (whole or cut) would let the fold see it.
+        held_wording = [_wording(examples[n].line) for n in held]
+        fitting = [
+            ex
+            for n, ex in enumerate(examples)
+            if n not in held and (ex.real or not _copied(_wording(ex.line), held_wording))
+        ]
+        jobs.append(([e.line for e in fitting], [e.code for e in fitting], asked))
+    return jobs
+
+
 def _fold_answers(lines: list[str], codes: list[str], asked: list[str]) -> list[tuple[float, float, str]]:
     """One fold: fitted on `lines`, the share, the layer's probability and the code of each asked line."""
     return fit(lines, codes).answers(asked)
@@ -194,19 +215,7 @@ def calibrate(
     right answers."""
     from joblib import Parallel, delayed
 
-    jobs = []
-    for held, asked_all in _folds(examples, attributor, contacts or []):
-        asked = [ex for ex in asked_all if says_failure(ex.line)]
-        if not asked:
-            continue
-        # A rule's example copied from a held-out line (whole or cut) would let the fold see it.
-        held_wording = [_wording(examples[n].line) for n in held]
-        fitting = [
-            ex
-            for n, ex in enumerate(examples)
-            if n not in held and (ex.real or not _copied(_wording(ex.line), held_wording))
-        ]
-        jobs.append(([e.line for e in fitting], [e.code for e in fitting], asked))
+    jobs = fold_jobs(examples, attributor, contacts or [])
     # The folds are independent fits: one process each, up to the cores there are (same answers).
     answers = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1) or 1)(
         delayed(_fold_answers)(lines, codes, [e.line for e in asked]) for lines, codes, asked in jobs

@@ -1,12 +1,12 @@
-"""What a nearest-line check would add to the learned stage, out of fold, with and without it.
+"""What the learned stage's neighbour check adds, out of fold, against no check and an exact one.
 
-The check: the model answers only when the labelled line nearest to the new one (cosine of the same
-tf-idf vectors) is of the layer it chose. It is not shipped: an exact lookup over every training
-line costs about 0.6 ms a line asked, which takes the corpus mix of bench/attribution/run.py under
-its 5,000 lines/s (README, Attribution). This runs the calibration's folds (one per recorded
-collection round, fitted without that round, asked about the lines the rules of its day missed)
-once, then chooses thresholds as training does, for three policies: no check (what ships), the
-nearest line, and the three nearest lines all of the chosen layer. It prints, per policy:
+The check that ships (bot/triage/neighbours.py): the model answers only when the labelled line
+sharing the most rare features with the new one (features in at most RARE_DF training lines) is of
+the layer it chose. This runs the calibration's folds (bot/triage/calibration.py: one per recorded
+collection round, fitted without that round, asked about the lines the rules of its day missed) once,
+then chooses thresholds as the calibration does for three policies over the same grids: no check, the
+shipped check over rare features, and the nearest line over every feature (the exact cosine, whose
+lookup gathers about sixty times the postings). It prints, per policy:
 
 - in sample: the thresholds chosen on all rounds and what they give on the same lines (the
   figures training stores), which flatters whichever policy has more knobs;
@@ -18,149 +18,97 @@ nearest line, and the three nearest lines all of the chosen layer. It prints, pe
 
 from __future__ import annotations
 
-import itertools
+import dataclasses
 import os
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from bot.triage.attribution import DEFAULT_RULES, Attributor
-from bot.triage.corpus import first_contact
-from bot.triage.taxonomy import load_taxonomy, prefix
-from bot.triage.training import (
-    CORPUS,
-    EMITTERS,
-    FIRST_CONTACT,
+from bot.triage.calibration import (
     GRID,
-    HANDWRITTEN,
     LAYER_GRID,
-    LAYER_TARGET,
-    MIN_ANSWERS,
-    PRECISION_TARGET,
-    fit,
+    NEIGHBOUR_GRID,
+    FoldAnswer,
+    choose_point,
+    curve_point,
+    fold_answers,
     fold_jobs,
-    training_set,
 )
-
-NEIGHBOUR_GRID = [0.0, 0.2, 0.3, 0.4]  # the cosine the nearest line (of the chosen layer) must have
-
-
-@dataclass(frozen=True)
-class Asked:
-    """One asked line of one fold: the model's answer, its nearest fitted lines, the label."""
-
-    fold: int
-    share: float
-    layer: float
-    code: str
-    nearest: list[tuple[float, str]]  # (similarity, code), the most similar first
-    expected: str
+from bot.triage.corpus import first_contact
+from bot.triage.fitting import fit
+from bot.triage.taxonomy import load_taxonomy, prefix
+from bot.triage.training import CORPUS, EMITTERS, FIRST_CONTACT, HANDWRITTEN, training_set
 
 
-def _fold(
-    lines: list[str], codes: list[str], asked: list[str]
-) -> list[tuple[float, float, str, list[tuple[float, str]]]]:
-    fitted = fit(lines, codes)
-    matrix = fitted.vectorizer.transform(lines)
-    similarities = (fitted.vectorizer.transform(asked) @ matrix.T).toarray()
+def _exact(lines: list[str], codes: list[str], asked: list[str]) -> list[tuple[float, str]]:
+    """(similarity, layer) of the nearest fitted line by the cosine over every feature."""
+    vectorizer = fit(lines, codes).vectorizer
+    similarities = (vectorizer.transform(asked) @ vectorizer.transform(lines).T).toarray()
     out = []
-    for (share, layer, code), row in zip(fitted.answers(asked), similarities, strict=True):
-        top = np.argsort(-row, kind="stable")[:3]
-        out.append((share, layer, code, [(float(row[n]), codes[n]) for n in top]))
+    for row in similarities:
+        n = int(np.argmax(row))
+        out.append((float(row[n]), prefix(codes[n])))
     return out
 
 
-def asked_lines() -> list[Asked]:
-    """Every fold's answers, as training's calibration computes them."""
+def folds() -> dict[str, list[list[FoldAnswer]]]:
+    """Each policy's answers per fold: the shipped ones, and the same with the exact neighbour."""
     from joblib import Parallel, delayed
 
     taxonomy = load_taxonomy()
     attributor = Attributor.load(taxonomy, DEFAULT_RULES)
     examples = training_set(taxonomy, attributor, CORPUS, HANDWRITTEN, EMITTERS)
-    jobs = fold_jobs(examples, attributor, first_contact(FIRST_CONTACT))
-    answers = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1))(
-        delayed(_fold)(lines, codes, [e.line for e in asked]) for lines, codes, asked in jobs
+    contacts = first_contact(FIRST_CONTACT)
+    shipped = fold_answers(examples, attributor, contacts)
+    jobs = fold_jobs(examples, attributor, contacts)
+    exact = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1))(
+        delayed(_exact)(lines, codes, [e.line for e in asked]) for lines, codes, asked in jobs
     )
-    return [
-        Asked(f, share, layer, code, nearest, ex.code)
-        for f, ((_l, _c, asked), fold) in enumerate(zip(jobs, answers, strict=True))
-        for (share, layer, code, nearest), ex in zip(fold, asked, strict=True)
-    ]
+    return {
+        "rare features": shipped,
+        "every feature": [
+            [
+                dataclasses.replace(a, similarity=s, neighbour_layer=layer)
+                for a, (s, layer) in zip(f, e, strict=True)
+            ]
+            for f, e in zip(shipped, exact, strict=True)
+        ],
+    }
 
 
-@dataclass(frozen=True)
-class Gate:
-    """One candidate: the code and layer thresholds, and how many nearest lines (0: none) must be of
-    the chosen layer, the nearest at least `similarity` alike."""
-
-    threshold: float
-    layer: float
-    nearest: int = 0
-    similarity: float = 0.0
-
-    def __call__(self, a: Asked) -> bool:
-        if a.share < self.threshold or a.layer < self.layer:
-            return False
-        if not self.nearest:
-            return True
-        return a.nearest[0][0] >= self.similarity and all(
-            prefix(c) == prefix(a.code) for _, c in a.nearest[: self.nearest]
-        )
+def _pick(answers: list[FoldAnswer], grid: list[float]) -> dict[str, Any] | None:
+    return choose_point([curve_point(answers, t, lt, s) for t in GRID for lt in LAYER_GRID for s in grid])
 
 
-def policies() -> dict[str, list[Gate]]:
-    """Each policy's candidate gates over training's grids."""
-    out: dict[str, list[Gate]] = {"no check": [], "nearest line": [], "three nearest": []}
-    for t, lt in itertools.product(GRID, LAYER_GRID):
-        out["no check"].append(Gate(t, lt))
-        for nt in NEIGHBOUR_GRID:
-            out["nearest line"].append(Gate(t, lt, 1, nt))
-            out["three nearest"].append(Gate(t, lt, 3, nt))
-    return out
-
-
-def tally(lines: list[Asked], gate: Gate) -> tuple[int, int, int]:
-    """(answered, right, right layer)."""
-    answered = [a for a in lines if gate(a)]
+def report(name: str, per_fold: list[list[FoldAnswer]], grid: list[float]) -> str:
+    every = [a for fold in per_fold for a in fold]
+    chosen = _pick(every, grid)
+    if chosen is None:
+        return f"{name:<24} in sample: nothing reaches the targets"
+    nested = [0, 0, 0]
+    for k, fold in enumerate(per_fold):
+        picked = _pick([a for j, f in enumerate(per_fold) if j != k for a in f], grid)
+        if picked is not None:
+            got = curve_point(
+                fold, picked["threshold"], picked["layer_threshold"], picked["neighbour_similarity"]
+            )
+            nested = [nested[0] + got["answered"], nested[1] + got["right"], nested[2] + got["right_layer"]]
+    n, right, layer = chosen["answered"], chosen["right"], chosen["right_layer"]
+    thresholds = f"({chosen['threshold']}, {chosen['layer_threshold']}, {chosen['neighbour_similarity']})"
     return (
-        len(answered),
-        sum(a.code == a.expected for a in answered),
-        sum(prefix(a.code) == prefix(a.expected) for a in answered),
+        f"{name:<24} in sample {thresholds}: {n} answered, {right} right, {n - layer} another layer"
+        f" | nested: {nested[0]} answered, {nested[1]} right, {nested[0] - nested[2]} another layer"
     )
-
-
-def choose(lines: list[Asked], candidates: list[Gate]) -> Gate | None:
-    """Training's rule: the most right answers with both targets met (the fewest answers on ties)."""
-    best: Gate | None = None
-    key = (-1, 0)
-    for gate in candidates:
-        n, right, layer = tally(lines, gate)
-        meets = n >= MIN_ANSWERS and right / n >= PRECISION_TARGET and layer / n >= LAYER_TARGET
-        if meets and (right, -n) > key:
-            best, key = gate, (right, -n)
-    return best
 
 
 def main() -> None:
-    lines = asked_lines()
-    folds = sorted({a.fold for a in lines})
-    print(f"{len(lines)} asked lines in {len(folds)} rounds (the rules' first-contact misses)")
-    for name, candidates in policies().items():
-        chosen = choose(lines, candidates)
-        if chosen is None:
-            print(f"{name:<14} in sample: nothing reaches the targets")
-            continue
-        n, right, layer = tally(lines, chosen)
-        nested = [0, 0, 0]
-        for fold in folds:
-            picked = choose([a for a in lines if a.fold != fold], candidates)
-            if picked is not None:
-                got = tally([a for a in lines if a.fold == fold], picked)
-                nested = [x + y for x, y in zip(nested, got, strict=True)]
-        print(
-            f"{name:<14} in sample {chosen}: {n} answered, {right} right, {n - layer} another layer"
-            f" | nested: {nested[0]} answered, {nested[1]} right, {nested[0] - nested[2]} another layer"
-        )
+    answers = folds()
+    asked = sum(len(f) for f in answers["rare features"])
+    print(f"{asked} asked lines in {len(answers['rare features'])} rounds (the rules' first-contact misses)")
+    print(report("no check", answers["rare features"], [-1.0]))
+    print(report("rare features (ships)", answers["rare features"], NEIGHBOUR_GRID))
+    print(report("every feature", answers["every feature"], NEIGHBOUR_GRID))
 
 
 if __name__ == "__main__":

@@ -130,9 +130,13 @@ def attribute(
 
             def hint(text: str) -> str:
                 guess = model.best(text)
+                check = ""
+                if model.neighbour_similarity >= 0:
+                    rare = model.rare_neighbour(text)
+                    check = f"; nearest by rare features: {rare.code} ({rare.similarity:.2f})" if rare else ""
                 return (
                     f"{guess.code} (learned stage, p={guess.probability:.2f}, layer {guess.layer_probability:.2f};"
-                    f" its thresholds {model.threshold:.2f}, layer {model.layer_threshold:.2f})"
+                    f" its thresholds {model.threshold:.2f}, layer {model.layer_threshold:.2f}{check})"
                 )
 
         typer.echo(weekly_report(records, attributor, hint).render(), err=True)

@@ -2,8 +2,8 @@
 
 A responder believes a code they can check. For a rule that is the pattern and the rule's own
 examples; for the learned stage it is its probability against the threshold (and its layer's against
-the layer threshold) and the labelled lines it resembles most, which is also what a reviewer reads
-when a model answer looks wrong.
+the layer threshold), the labelled lines it resembles most and the one its neighbour check read, which
+is also what a reviewer reads when a model answer looks wrong.
 """
 
 from __future__ import annotations
@@ -39,6 +39,19 @@ def explain(attributor: Attributor, message: str, got: Attribution) -> dict[str,
                 for n in model.nearest(message, NEAREST)
             ],
         )
+        if model.neighbour_similarity >= 0:  # the check the answer also needs (neighbours.py)
+            rare = model.rare_neighbour(message)
+            out["neighbour_check"] = {
+                "threshold": model.neighbour_similarity,
+                "nearest_by_rare_features": None
+                if rare is None
+                else {
+                    "similarity": rare.similarity,
+                    "code": rare.code,
+                    "source": rare.source,
+                    "line": rare.line,
+                },
+            }
     elif model is None and got.stage == "none":
         out["reason"] = "no rule matched and the learned stage is off"
     return out

@@ -8,8 +8,10 @@ code: one over the layers (INF, DEP, MOD, ENG, GW, BIZ), which decides which tea
 over the codes, which names the code within the layer the first chose. A layer learns from every
 line of its codes together, so it holds up on new wording better than a code summed from the code
 model's classes. The model answers only when both probabilities clear thresholds calibrated out of
-fold on lines the rules miss: a line it cannot place in one layer is left unattributed rather than
-sent to the wrong team. Scoring is numpy only: no scikit-learn at run time.
+fold on lines the rules miss, and (when the calibration chose it) when the labelled line sharing the
+most rare features with the new one is of the layer chosen (bot/triage/neighbours.py): a line it
+cannot place in one layer is left unattributed rather than sent to the wrong team. Scoring is numpy
+only: no scikit-learn at run time.
 """
 
 from __future__ import annotations
@@ -26,10 +28,12 @@ import numpy.typing as npt
 
 from bot.errors import ConfigError
 from bot.triage.failure_gate import says_failure
+from bot.triage.neighbours import RareIndex, Vector, agrees
 from bot.triage.taxonomy import UNATTRIBUTED, prefix
 
 DEFAULT_MODEL = Path(__file__).with_name("rules") / "attribution_model.npz"
-FORMAT = 3  # 2: a layer threshold beside the code threshold; 3: a model of its own for the layer
+FORMAT = 4  # 2: a layer threshold beside the code threshold; 3: a model of its own for the layer;
+# 4: the nearest rare-feature line's layer as a check
 MAX_CHARS = 512  # the head of a line says what failed; the model need not read a whole traceback
 MAX_WORD = 40  # a base64 blob or a path is one "word": its n-grams say nothing
 
@@ -122,7 +126,7 @@ def _gram_hashes(padded: str) -> npt.NDArray[np.uint64]:
 
 
 def _softmax(
-    vector: tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]],
+    vector: Vector,
     coef: npt.NDArray[np.float32],
     intercept: npt.NDArray[np.float32],
 ) -> npt.NDArray[np.float32]:
@@ -138,7 +142,7 @@ def _softmax(
 class Guess:
     """The model's answer for one line: the layer model's most probable layer and its probability,
     the code model's most probable code within that layer and its share of the layer's codes, and
-    whether both clear their thresholds."""
+    whether both clear their thresholds (and the neighbour check, when the model has one)."""
 
     code: str
     probability: float
@@ -190,10 +194,13 @@ class LearnedModel:
         self.layer_intercept = arrays["layer_intercept"].astype(np.float32)
         self.threshold = float(arrays["threshold"])
         self.layer_threshold = float(arrays["layer_threshold"])
+        # the similarity the nearest rare-feature line of the chosen layer must reach; below 0: no check
+        self.neighbour_similarity = float(arrays["neighbour_similarity"])
         self._layers = np.array([prefix(c) for c in self.classes])
         self.lines: list[str] = [str(s) for s in arrays["lines"]]
         self.line_codes: list[str] = [str(s) for s in arrays["line_codes"]]
         self.line_sources: list[str] = [str(s) for s in arrays["line_sources"]]
+        self._line_layers = [prefix(c) for c in self.line_codes]
         self.summary = str(arrays["summary"])
         grams = [
             (gram_hash(f), j) for f, j in self.vocabulary.items() if not f.startswith(("w ", "b ", "s "))
@@ -222,6 +229,7 @@ class LearnedModel:
             "layer_intercept",
             "threshold",
             "layer_threshold",
+            "neighbour_similarity",
         )
         missing = [n for n in needed if n not in arrays]
         if missing:
@@ -255,7 +263,7 @@ class LearnedModel:
         found = self._gram_keys[pos] == hashes
         return np.concatenate([word_ids, self._gram_cols[pos[found]]])
 
-    def _vector(self, text: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]:
+    def _vector(self, text: str) -> Vector:
         """The line's tf-idf vector as (feature indices, L2-normalised weights), as sklearn's
         TfidfVectorizer(sublinear_tf=True) computes it."""
         ids = self._ids(text)
@@ -282,8 +290,13 @@ class LearnedModel:
         k, share, layer = choose(
             p, self._layers, _softmax(vector, self.layer_coef, self.layer_intercept), self.layers
         )
+        code = self.classes[k]
         confident = share >= self.threshold and layer >= self.layer_threshold
-        return Guess(self.classes[k], share, confident, layer)
+        if confident and self.neighbour_similarity >= 0:  # looked up only when it can decide
+            line, similarity = self._rare.nearest(vector)
+            neighbour = self._line_layers[line] if line >= 0 else ""
+            confident = agrees(similarity, neighbour, prefix(code), self.neighbour_similarity)
+        return Guess(code, share, confident, layer)
 
     def guess(self, text: str) -> Guess:
         """`best`, asked only of a line that says something failed (FAILURE_WORDS): any other line is
@@ -293,12 +306,26 @@ class LearnedModel:
         return self.best(text)
 
     @cached_property
+    def _line_vectors(self) -> list[Vector]:
+        return [self._vector(line) for line in self.lines]
+
+    @cached_property
     def _training_vectors(self) -> list[dict[int, float]]:
-        out = []
-        for line in self.lines:
-            idx, values = self._vector(line)
-            out.append(dict(zip(idx.tolist(), values.tolist(), strict=True)))
-        return out
+        return [dict(zip(i.tolist(), v.tolist(), strict=True)) for i, v in self._line_vectors]
+
+    @cached_property
+    def _rare(self) -> RareIndex:
+        """Built on first use from the shipped lines (about a second), as training builds it."""
+        return RareIndex.build(self._line_vectors, len(self.idf))
+
+    def rare_neighbour(self, text: str) -> Neighbour | None:
+        """The labelled line sharing the most rare features with `text` (what the check reads)."""
+        line, similarity = self._rare.nearest(self._vector(text))
+        if line < 0:
+            return None
+        return Neighbour(
+            round(similarity, 3), self.line_codes[line], self.line_sources[line], self.lines[line]
+        )
 
     def nearest(self, text: str, k: int = 3) -> list[Neighbour]:
         """The k labelled training lines most like `text` (cosine of their tf-idf vectors): the

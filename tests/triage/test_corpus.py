@@ -67,8 +67,11 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
 
     knowledge = Knowledge.load()
     rows = load_corpus(CORPUS)
-    floors = {"train": (0.85, 0.09, 0.04), "dev": (0.825, 0.095, 0.045), "test": (0.61, 0.27, 0.075)}
-    # what the rules answer is right: on the test split, rounds r14 and r15's new lines were met at 43 % and 64 % right
+    # dev's wrong layer: r16 added four dev lines whose text says another layer than the thread
+    # found (the split's older lines hold 4.4 %); test's: the neighbour check answers 15 more test
+    # lines, 8 right and 4 in another layer (README, Attribution)
+    floors = {"train": (0.865, 0.075, 0.04), "dev": (0.84, 0.08, 0.05), "test": (0.62, 0.255, 0.08)}
+    # what the rules answer is right: the test split's lines of r14 to r16 were met at 43 %, 64 % and 36 %
     rule_floor = {"train": 0.85, "dev": 0.85, "test": 0.825}
     for split, (right, unattributed, wrong_layer) in floors.items():
         got = score([r for r in rows if r.split == split], knowledge.attributor.attribute, knowledge.taxonomy)

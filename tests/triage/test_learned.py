@@ -16,11 +16,13 @@ from bot.errors import ConfigError
 from bot.triage.attribution import DEFAULT_RULES, Attributor
 from bot.triage.corpus import load_corpus
 from bot.triage.explain import explain
+from bot.triage.fitting import fit
 from bot.triage.knowledge import Knowledge, model_path
 from bot.triage.learned import DEFAULT_MODEL, LearnedModel, features
 from bot.triage.lines import time_of
+from bot.triage.neighbours import RARE_DF
 from bot.triage.taxonomy import UNATTRIBUTED, prefix
-from bot.triage.training import CORPUS, differences, fit, train
+from bot.triage.training import CORPUS, differences, train
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,6 +46,7 @@ def lenient_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
         arrays = {k: shipped[k] for k in shipped.files}
     arrays["threshold"] = np.array(LENIENT)
     arrays["layer_threshold"] = np.array(0.0)
+    arrays["neighbour_similarity"] = np.array(-1.0)  # the check is tested on its own below
     path = tmp_path_factory.mktemp("model") / "lenient.npz"
     np.savez(path, **arrays)
     return path
@@ -54,7 +57,7 @@ def lenient(lenient_file: Path) -> Knowledge:
     return Knowledge.load(model=lenient_file)
 
 
-@pytest.mark.timeout(600)  # a full training: seven fits over the corpus, more with every round
+@pytest.mark.timeout(1200)  # a full training: a fit per round and one over everything (minutes)
 def test_the_shipped_model_is_what_training_on_the_corpus_gives_now(model: LearnedModel) -> None:
     """Shipped as data, but never hand-made: retraining from the corpus, the hand-written lines and
     the rules' examples gives the same model (else: python -m bot.triage.training)."""
@@ -90,6 +93,7 @@ def test_numpy_scoring_equals_scikit_learn() -> None:
         "layer_intercept": fitted.layers.intercept_.astype(np.float32),
         "threshold": np.array(0.5),
         "layer_threshold": np.array(0.0),
+        "neighbour_similarity": np.array(-1.0),
         "lines": np.array([r.line for r in rows]),
         "line_codes": np.array([r.code for r in rows]),
         "line_sources": np.array([r.source for r in rows]),
@@ -106,6 +110,21 @@ def test_numpy_scoring_equals_scikit_learn() -> None:
         guess = ours.best(line)
         assert guess.code == code and guess.probability == pytest.approx(share, abs=1e-4)
         assert guess.layer_probability == pytest.approx(layer, abs=1e-4)
+    # the neighbour check's lookup: the fitted line whose rare features (in at most RARE_DF fitted
+    # lines) weigh most against the probe's, as the sparse product over those columns finds it
+    fitted_matrix = vectorizer.transform([r.line for r in rows]).tocsc()
+    rare = np.flatnonzero(np.diff(fitted_matrix.indptr) <= RARE_DF)
+    similarities = (matrix.tocsc()[:, rare] @ fitted_matrix[:, rare].T).toarray()
+    found = 0
+    for line, row in zip(probe, similarities, strict=True):
+        neighbour = ours.rare_neighbour(line)
+        if row.max() <= 0:
+            assert neighbour is None or neighbour.similarity == 0, line
+            continue
+        found += 1
+        assert neighbour is not None and neighbour.similarity == pytest.approx(row.max(), abs=1e-3)
+        assert row[ours.lines.index(neighbour.line)] == pytest.approx(row.max(), abs=1e-5)
+    assert found > 20, "too few probes share a rare feature: the comparison proves little"
 
 
 def test_the_code_is_chosen_within_the_layer_the_layer_model_holds_most_probable(model: LearnedModel) -> None:
@@ -191,6 +210,42 @@ def test_a_code_whose_layer_is_unsettled_is_not_answered(lenient_file: Path, len
         got = gated.attribute(line)
         assert (got.code, got.stage) == (UNATTRIBUTED, "none"), line
         assert gated.model is not None and gated.model.best(line).probability >= LENIENT
+
+
+def test_a_neighbour_of_another_layer_vetoes_the_models_answer(
+    lenient_file: Path, lenient: Knowledge
+) -> None:
+    """With the check on, the model answers only where the line sharing the most rare features
+    with the new one is of the layer it chose, and is at least as alike as the threshold."""
+    model = lenient.attributor.model
+    assert model is not None
+    probe = [r.line for r in load_corpus(CORPUS) if r.split == "dev"][:400]
+    answered = [line for line in probe if lenient.attributor.attribute(line).stage == "model"]
+    assert len(answered) >= 10
+    with np.load(lenient_file) as data:
+        arrays = {k: data[k] for k in data.files}
+    # every labelled line relabelled into one layer: only answers of that layer can pass
+    arrays["line_codes"] = np.array(["INF_GPU_OOM"] * len(arrays["line_codes"]))
+    arrays["neighbour_similarity"] = np.array(0.0)
+    path = lenient_file.with_name("one-layer-neighbours.npz")
+    np.savez(path, **arrays)
+    checked = Knowledge.load(model=path).attributor
+    kept, vetoed = [], []
+    for line in answered:
+        before = lenient.attributor.attribute(line)
+        after = checked.attribute(line)
+        (kept if after.stage == "model" else vetoed).append(line)
+        if prefix(before.code) != "INF":
+            assert (after.code, after.stage) == (UNATTRIBUTED, "none"), line
+        elif after.stage == "model":
+            assert after.code == before.code
+            assert checked.model is not None and checked.model.rare_neighbour(line) is not None
+    assert kept and vetoed, "the probe lines never exercise both outcomes"
+    arrays["line_codes"] = np.array(model.line_codes)
+    arrays["neighbour_similarity"] = np.array(1.01)  # no neighbour is ever that alike
+    np.savez(path, **arrays)
+    unreachable = Knowledge.load(model=path).attributor
+    assert all(unreachable.attribute(line).stage == "none" for line in answered)
 
 
 def test_what_counts_as_a_failure_line() -> None:

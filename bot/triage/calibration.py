@@ -132,11 +132,11 @@ def _fold_answers(lines: list[str], codes: list[str], asked: list[Example]) -> l
     """One fold: fitted on `lines`, what it answers of each asked line and the line's nearest
     rare-feature neighbour among the fitted lines (the index scoring builds from the shipped lines)."""
     fitted = fit(lines, codes)
-    index = RareIndex.build(_rows(fitted.vectorizer.transform(lines)), len(fitted.vectorizer.vocabulary_))
-    texts = [ex.line for ex in asked]
+    index = RareIndex.build(_rows(fitted.matrix), len(fitted.vectorizer.vocabulary_))
+    vectors = fitted.vectorizer.transform([ex.line for ex in asked])
     out = []
     for (share, layer, code), vector, ex in zip(
-        fitted.answers(texts), _rows(fitted.vectorizer.transform(texts)), asked, strict=True
+        fitted.answers_of(vectors), _rows(vectors), asked, strict=True
     ):
         n, similarity = index.nearest(vector)
         out.append(FoldAnswer(share, layer, code, similarity, prefix(codes[n]) if n >= 0 else "", ex.code))
@@ -192,7 +192,7 @@ def calibrate(
     the most right answers."""
     best = [a for fold in fold_answers(examples, attributor, contacts or []) for a in fold]
     curve = [curve_point(best, t, lt, s) for t in GRID for lt in LAYER_GRID for s in NEIGHBOUR_GRID]
-    chosen = choose_point(curve) or curve_point(best, GRID[-1], LAYER_GRID[-1], NEIGHBOUR_GRID[-1])
+    chosen = choose_point(curve) or curve[-1]  # none reaches the targets: the strictest point
     population = "first-contact misses, by round" if contacts else "lines the rules miss, by repository"
     summary = {"calibrated_on": population, "asked": len(best), "curve": curve, "chosen": chosen}
     return (

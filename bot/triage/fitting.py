@@ -27,16 +27,20 @@ class Example:
 
 @dataclass(frozen=True)
 class Fitted:
-    """The tf-idf vectorizer over `features` and the two logistic regressions fitted on its vectors:
-    one over the codes, one over their layers."""
+    """The tf-idf vectorizer over `features`, the vectors of the lines it was fitted on, and the two
+    logistic regressions fitted on them: one over the codes, one over their layers."""
 
     vectorizer: Any
+    matrix: Any  # the fitted lines' tf-idf vectors (CSR), one row per line
     codes: Any
     layers: Any
 
     def answers(self, lines: list[str]) -> list[tuple[float, float, str]]:
         """(the code's share of its layer, the layer's probability, the code) per line (`choose`)."""
-        matrix = self.vectorizer.transform(lines)
+        return self.answers_of(self.vectorizer.transform(lines))
+
+    def answers_of(self, matrix: Any) -> list[tuple[float, float, str]]:
+        """`answers` for lines already vectorized (rows of `vectorizer.transform`)."""
         p_codes = self.codes.predict_proba(matrix)
         p_layers = self.layers.predict_proba(matrix)
         code_layers = np.array([prefix(str(c)) for c in self.codes.classes_])
@@ -57,4 +61,4 @@ def fit(lines: list[str], codes: list[str]) -> Fitted:
     matrix = vectorizer.fit_transform(lines)
     by_code = LogisticRegression(C=C, max_iter=5000).fit(matrix, codes)
     by_layer = LogisticRegression(C=C, max_iter=5000).fit(matrix, [prefix(c) for c in codes])
-    return Fitted(vectorizer, by_code, by_layer)
+    return Fitted(vectorizer, matrix, by_code, by_layer)

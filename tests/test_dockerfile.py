@@ -28,7 +28,7 @@ from pathlib import Path
 import bot, bot.demo, bot.store.db as db, bot.triage.prompts as prompts
 from bot.settings import Settings
 from bot.triage.knowledge import Knowledge, model_path
-from bot.triage.attribution import DEFAULT_RULES, rule_files
+from bot.triage.attribution_rules import DEFAULT_RULES, rule_files
 from bot.triage.taxonomy import DEFAULT_TAXONOMY
 from tools.signals import DEFAULT_CATALOG
 

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from bot.triage.attribution import DEFAULT_RULES, Attributor
+from bot.triage.attribution import Attributor
+from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.calibration import (
     GRID,
     LAYER_GRID,

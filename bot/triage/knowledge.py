@@ -12,7 +12,8 @@ from pathlib import Path
 
 from bot.errors import ConfigError
 from bot.settings import Settings
-from bot.triage.attribution import DEFAULT_RULES, Attributor
+from bot.triage.attribution import Attributor
+from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.classify import DECISION_CODES
 from bot.triage.findings import FINDING_CODES
 from bot.triage.learned import DEFAULT_MODEL

@@ -50,11 +50,11 @@ _LETTERS = re.compile(r"[a-z]{2,}")
 _STATUS = re.compile(r"(?<![\d.:/-])([45]\d\d)(?![\d.:/-])")
 
 
-def _prepare(text: str) -> tuple[str, str]:
+def _prepare(text: str) -> tuple[str, list[str]]:
     """The folded line (numbers and hex ids folded: a port or a byte count is not a cause) and its
-    words, each cut to MAX_WORD, joined by one space and padded with one."""
+    words, each cut to MAX_WORD."""
     folded = _DIGITS.sub("0", _HEX.sub("#", text[:MAX_CHARS].lower()))
-    return folded, " " + " ".join(chunk[:MAX_WORD] for chunk in folded.split()) + " "
+    return folded, [chunk[:MAX_WORD] for chunk in folded.split()]
 
 
 def _tokens(text: str, folded: str) -> list[str]:
@@ -69,72 +69,47 @@ def _tokens(text: str, folded: str) -> list[str]:
     return out
 
 
-def features(text: str) -> list[str]:
-    """The tokens of a line (`_tokens`) and the 3 to 5 character n-grams of each word with its
-    bounding spaces (the n-grams of the padded text with no space inside them, so that no n-gram
-    can be mistaken for a token, which has one).
+NGRAMS = (3, 4, 5)
 
-    Training learns these strings; scoring looks the same tokens up faster (LearnedModel._ids),
-    and a test checks the two agree on every corpus line.
+
+def _grams(padded: str, n: int) -> list[str]:
+    return [padded[i : i + n] for i in range(len(padded) - n + 1)]
+
+
+def word_grams(chunk: str) -> list[str]:
+    """The 3 to 5 character n-grams of one word with its bounding spaces. They never hold a space
+    inside, so none can be mistaken for a token (which has one), and a line's n-grams are its words'
+    n-grams: scoring looks them up one word at a time, and a word seen before costs one lookup."""
+    padded = f" {chunk} "
+    return [gram for n in NGRAMS for gram in _grams(padded, n)]
+
+
+def features(text: str) -> list[str]:
+    """The tokens of a line (`_tokens`) and the n-grams of each of its words (`word_grams`).
+
+    Training learns these strings; scoring looks the same features up (LearnedModel._ids), and a
+    test checks the two agree on every corpus line. The n-grams come length by length, word by word:
+    the order changes no count, but it orders each row of the matrix scikit-learn hands its solver,
+    whose sums (and so the last digits of the weights) follow it; the shipped model was fitted so.
     """
-    folded, padded = _prepare(text)
+    folded, chunks = _prepare(text)
     out = _tokens(text, folded)
+    padded = [f" {chunk} " for chunk in chunks]
     for n in NGRAMS:
-        out += [g for i in range(len(padded) - n + 1) if " " not in (g := padded[i : i + n])[1:-1]]
+        for word in padded:
+            out += _grams(word, n)
     return out
 
 
-# Character n-grams are looked up by a 64-bit polynomial hash computed with numpy over the whole
-# line at once, instead of one Python string per n-gram.
-NGRAMS = (3, 4, 5)
-_BASE = 1_000_003
-_SALT = {3: 0x9E3779B97F4A7C15, 4: 0xC2B2AE3D27D4EB4F, 5: 0x165667B19E3779F9}
-_MASK = (1 << 64) - 1
+# How many words' n-gram ids scoring keeps (emptied when full): log lines repeat their words (engine
+# names, exception types, paths), and a storm repeats whole lines.
+WORD_CACHE = 30_000  # about 12 MB when full; the whole corpus fills 14,000 (6 MB)
 
 
-def gram_hash(gram: str) -> int:
-    """The hash `_gram_hashes` gives this n-gram (for the vocabulary, once at load)."""
-    h = 0
-    for k, ch in enumerate(gram):
-        h = (h + ord(ch) * pow(_BASE, k, 1 << 64)) & _MASK
-    return h ^ _SALT[len(gram)]
-
-
-def _gram_hashes(padded: str) -> npt.NDArray[np.uint64]:
-    """The hashes of every n-gram of `padded` that has no space inside it."""
-    codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    space = codes == ord(" ")
-    parts = []
-    h = np.zeros(0, dtype=np.uint64)
-    inner = np.zeros(0, dtype=bool)
-    for n in NGRAMS:
-        m = len(codes) - n + 1
-        if m <= 0:
-            break
-        if n == NGRAMS[0]:
-            h = np.zeros(m, dtype=np.uint64)
-            for k in range(n):
-                h = h + codes[k : k + m] * np.uint64(pow(_BASE, k, 1 << 64))
-            inner = np.zeros(m, dtype=bool)
-            for k in range(1, n - 1):
-                inner = inner | space[k : k + m]
-        else:
-            h = h[:m] + codes[n - 1 : n - 1 + m] * np.uint64(pow(_BASE, n - 1, 1 << 64))
-            inner = inner[:m] | space[n - 2 : n - 2 + m]
-        parts.append((h ^ np.uint64(_SALT[n]))[~inner])
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
-
-
-def _softmax(
-    vector: Vector,
-    coef: npt.NDArray[np.float32],
-    intercept: npt.NDArray[np.float32],
-) -> npt.NDArray[np.float32]:
-    """A logistic regression's probabilities for one tf-idf vector (indices, weights)."""
-    idx, values = vector
-    scores = intercept + values @ coef[idx] if len(idx) else intercept.copy()
-    scores = np.exp(scores - scores.max())
-    out: npt.NDArray[np.float32] = scores / scores.sum()
+def _softmax(scores: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """A logistic regression's probabilities from its scores."""
+    exp = np.exp(scores - scores.max())
+    out: npt.NDArray[np.float32] = exp / exp.sum()
     return out
 
 
@@ -187,11 +162,13 @@ class LearnedModel:
         self.classes: list[str] = [str(c) for c in arrays["classes"]]
         self.vocabulary: dict[str, int] = {str(f): i for i, f in enumerate(arrays["vocabulary"])}
         self.idf = arrays["idf"].astype(np.float32)
-        self.coef = arrays["coef"].astype(np.float32)  # features x classes
-        self.intercept = arrays["intercept"].astype(np.float32)
         self.layers = np.array([str(c) for c in arrays["layers"]])
-        self.layer_coef = arrays["layer_coef"].astype(np.float32)  # features x layers
-        self.layer_intercept = arrays["layer_intercept"].astype(np.float32)
+        # both models' weights side by side (features x (classes + layers)): one gather of the
+        # line's rows scores both
+        self._weights = np.hstack([arrays["coef"], arrays["layer_coef"]]).astype(np.float32)
+        self._bias = np.concatenate([arrays["intercept"], arrays["layer_intercept"]]).astype(np.float32)
+        self.coef = self._weights[:, : len(self.classes)]  # features x classes
+        self.layer_coef = self._weights[:, len(self.classes) :]  # features x layers
         self.threshold = float(arrays["threshold"])
         self.layer_threshold = float(arrays["layer_threshold"])
         # the similarity the nearest rare-feature line of the chosen layer must reach; below 0: no check
@@ -202,12 +179,7 @@ class LearnedModel:
         self.line_sources: list[str] = [str(s) for s in arrays["line_sources"]]
         self._line_layers = [prefix(c) for c in self.line_codes]
         self.summary = str(arrays["summary"])
-        grams = [
-            (gram_hash(f), j) for f, j in self.vocabulary.items() if not f.startswith(("w ", "b ", "s "))
-        ]
-        grams.sort()
-        self._gram_keys = np.array([h for h, _ in grams], dtype=np.uint64)
-        self._gram_cols = np.array([j for _, j in grams], dtype=np.intp)
+        self._word_ids: dict[str, tuple[int, ...]] = {}
 
     @classmethod
     def load(cls, path: Path = DEFAULT_MODEL) -> LearnedModel:
@@ -252,16 +224,19 @@ class LearnedModel:
     def _ids(self, text: str) -> npt.NDArray[np.intp]:
         """The vocabulary index of every feature of `text` found in the vocabulary, repeats kept:
         the same multiset as looking each string of `features(text)` up."""
-        folded, padded = _prepare(text)
+        folded, chunks = _prepare(text)
         get = self.vocabulary.get
-        tokens = _tokens(text, folded)
-        word_ids = np.array([j for j in map(get, tokens) if j is not None], dtype=np.intp)
-        hashes = _gram_hashes(padded)
-        if not len(self._gram_keys) or not len(hashes):
-            return word_ids
-        pos = np.minimum(np.searchsorted(self._gram_keys, hashes), len(self._gram_keys) - 1)
-        found = self._gram_keys[pos] == hashes
-        return np.concatenate([word_ids, self._gram_cols[pos[found]]])
+        ids = [j for j in map(get, _tokens(text, folded)) if j is not None]
+        cache = self._word_ids
+        for chunk in chunks:
+            known = cache.get(chunk)
+            if known is None:
+                known = tuple(j for j in map(get, word_grams(chunk)) if j is not None)
+                if len(cache) >= WORD_CACHE:  # bounded: a stream of random ids cannot grow it
+                    cache.clear()
+                cache[chunk] = known
+            ids += known
+        return np.array(ids, dtype=np.intp)
 
     def _vector(self, text: str) -> Vector:
         """The line's tf-idf vector as (feature indices, L2-normalised weights), as sklearn's
@@ -274,22 +249,26 @@ class LearnedModel:
         norm = float(np.sqrt(np.dot(values, values)))
         return idx, values / norm if norm else values
 
+    def _probabilities(self, vector: Vector) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """P(code | line) in `classes` order and P(layer | line) in `layers` order."""
+        idx, values = vector
+        scores = self._bias + values @ self._weights[idx] if len(idx) else self._bias.copy()
+        return _softmax(scores[: len(self.classes)]), _softmax(scores[len(self.classes) :])
+
     def probabilities(self, text: str) -> npt.NDArray[np.float32]:
         """P(code | line) for every class, in `classes` order."""
-        return _softmax(self._vector(text), self.coef, self.intercept)
+        return self._probabilities(self._vector(text))[0]
 
     def layer_probabilities(self, text: str) -> npt.NDArray[np.float32]:
         """P(layer | line) for every layer, in `layers` order."""
-        return _softmax(self._vector(text), self.layer_coef, self.layer_intercept)
+        return self._probabilities(self._vector(text))[1]
 
     def best(self, text: str) -> Guess:
         """The most probable layer, the best code within it (`choose`), and whether both clear
         their thresholds."""
         vector = self._vector(text)
-        p = _softmax(vector, self.coef, self.intercept)
-        k, share, layer = choose(
-            p, self._layers, _softmax(vector, self.layer_coef, self.layer_intercept), self.layers
-        )
+        p_codes, p_layers = self._probabilities(vector)
+        k, share, layer = choose(p_codes, self._layers, p_layers, self.layers)
         code = self.classes[k]
         confident = share >= self.threshold and layer >= self.layer_threshold
         if confident and self.neighbour_similarity >= 0:  # looked up only when it can decide
@@ -304,6 +283,10 @@ class LearnedModel:
         if not says_failure(text):
             return Guess(UNATTRIBUTED, 0.0, False)
         return self.best(text)
+
+    def clear_word_cache(self) -> None:
+        """Forget every word's n-gram ids (benchmarks time a cold start with it)."""
+        self._word_ids.clear()
 
     @cached_property
     def _line_vectors(self) -> list[Vector]:

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.triage.attribution import DEFAULT_RULES, Attributor
+from bot.triage.attribution import Attributor
+from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.calibration import LAYER_TARGET, PRECISION_TARGET, calibrate
 from bot.triage.corpus import first_contact, load_corpus, load_emitter_lines, load_renamed, project
 from bot.triage.fitting import C, Example, fit

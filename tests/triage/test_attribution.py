@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ConfigError
-from bot.triage.attribution import DEFAULT_RULES, Attributor, rule_files
+from bot.triage.attribution import Attributor
+from bot.triage.attribution_rules import DEFAULT_RULES, rule_files
 from bot.triage.coverage import signature, unattributed_report
 from bot.triage.lines import attribute_lines
 from bot.triage.prefilter import Check, required_sets

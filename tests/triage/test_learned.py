@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from bot.errors import ConfigError
-from bot.triage.attribution import DEFAULT_RULES, Attributor
+from bot.triage import learned
+from bot.triage.attribution import Attributor
+from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.corpus import load_corpus
 from bot.triage.explain import explain
 from bot.triage.fitting import fit
@@ -150,6 +152,25 @@ def test_features_fold_numbers_and_ids() -> None:
     assert features("Shard 3 failed at 0xdeadbeef") == features("Shard 11 failed at 0xcafe")
     assert {"w shard", "w failed", "b shard failed", " sh", "iled "} <= set(features("Shard 3 failed"))
     assert features("a" * 10_000)[:3] == features("a" * 600)[:3]  # a huge line is cut, not read whole
+
+
+def test_scoring_looks_up_the_features_training_learns_on_every_corpus_line(
+    model: LearnedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scoring reads a line's n-grams word by word through a bounded cache of words seen before:
+    on every corpus line, with the cache empty, full, and emptied as it fills, the ids it finds are
+    the vocabulary ids of `features`, repeats included."""
+    lines = [r.line for r in load_corpus(CORPUS)] + ["", "   ", "a" * 5_000, "Ünïcödé 失败 错误 0x1f"]
+    wanted = [sorted(j for f in features(x) if (j := model.vocabulary.get(f)) is not None) for x in lines]
+    fresh = LearnedModel.load()
+    cold = [sorted(fresh._ids(x).tolist()) for x in lines]
+    warm = [sorted(fresh._ids(x).tolist()) for x in lines]
+    assert cold == wanted and warm == wanted
+    monkeypatch.setattr(learned, "WORD_CACHE", 64)
+    small = LearnedModel.load()
+    assert [sorted(small._ids(x).tolist()) for x in lines] == wanted
+    assert 0 < len(small._word_ids) <= 64
+    assert sum(map(len, wanted)) > 100 * len(lines), "too few features found: the comparison proves little"
 
 
 def test_a_line_no_rule_matches_gets_the_models_code_with_its_stage(lenient: Knowledge) -> None:

@@ -309,6 +309,45 @@ def test_all_and_any_lists_and_alias_codes(tmp_path: Path) -> None:
     assert at.attribute("deadline exceeded").code == UNATTRIBUTED
 
 
+def test_a_rule_tries_the_patterns_its_literals_admit_and_those_with_none(tmp_path: Path) -> None:
+    """A rule's patterns are tried through their literals: one whose literals are unknown is tried
+    on every line, one that needs two literals only where both are, and the answers are those of
+    trying every pattern."""
+    rules = _write(
+        tmp_path,
+        "rules.yaml",
+        r"""rules:
+  - id: mixed
+    code: ENG_CRASH
+    patterns:
+      - '^\w{2,4} \d+$'
+      - 'engine (?:died|crashed) after \d+ steps'
+      - 'worker \w+ lost'
+      - 'lost'
+    examples: ['abc 123']
+""",
+    )
+    at = Attributor.load(default_taxonomy(), rules)
+    (rule,) = at.rules
+    always, by_literal, _ = rule.any_index
+    assert always == (0,) and rule.any_of[1].also  # pattern 1 needs "engine " and more
+    assert all(n in by_literal[lit] for n, c in enumerate(rule.any_of) for lit in c.needs or ())
+    lines = {
+        "abc 123": True,  # no literal: tried on every line
+        "engine died after 5 steps": True,
+        "engine crashed after 12 steps": True,
+        "engine crashed": False,  # holds one literal set of pattern 1, not the other
+        "engine steps died": False,
+        "worker w-1 lost": True,  # pattern 2 fails (w-1 is no \w+), 3 matches
+        "the worker is fine": False,
+        "": False,
+    }
+    for line, expected in lines.items():
+        brute = any(c.rx.search(line) for c in rule.any_of)
+        assert brute == expected, line
+        assert (at.attribute(line).code == "ENG_CRASH") == expected, line
+
+
 # ------------------------------------------------------------------------------ invalid files
 
 VALID_RULE = """  - id: ok

@@ -27,14 +27,13 @@ import numpy as np
 from bot.triage.attribution import Attributor
 from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.calibration import (
-    GRID,
-    LAYER_GRID,
     NEIGHBOUR_GRID,
     FoldAnswer,
     choose_point,
     curve_point,
     fold_answers,
     fold_jobs,
+    sweep,
 )
 from bot.triage.corpus import first_contact
 from bot.triage.fitting import fit
@@ -79,7 +78,7 @@ def folds() -> dict[str, list[list[FoldAnswer]]]:
 
 
 def _pick(answers: list[FoldAnswer], grid: list[float]) -> dict[str, Any] | None:
-    return choose_point([curve_point(answers, t, lt, s) for t in GRID for lt in LAYER_GRID for s in grid])
+    return choose_point(sweep(answers, grid))
 
 
 def report(name: str, per_fold: list[list[FoldAnswer]], grid: list[float]) -> str:

@@ -172,6 +172,11 @@ def curve_point(
     }
 
 
+def sweep(answers: list[FoldAnswer], neighbour_grid: list[float] = NEIGHBOUR_GRID) -> list[dict[str, Any]]:
+    """`curve_point` at every point of the grids, the strictest last."""
+    return [curve_point(answers, t, lt, s) for t in GRID for lt in LAYER_GRID for s in neighbour_grid]
+
+
 def choose_point(curve: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The point with the most right answers whose answers reach both targets (the fewest answers
     among equals: the fewest wrong ones); None when none does."""
@@ -191,7 +196,7 @@ def calibrate(
     """The code, layer and neighbour thresholds whose out-of-fold answers reach the targets with
     the most right answers."""
     best = [a for fold in fold_answers(examples, attributor, contacts or []) for a in fold]
-    curve = [curve_point(best, t, lt, s) for t in GRID for lt in LAYER_GRID for s in NEIGHBOUR_GRID]
+    curve = sweep(best)
     chosen = choose_point(curve) or curve[-1]  # none reaches the targets: the strictest point
     population = "first-contact misses, by round" if contacts else "lines the rules miss, by repository"
     summary = {"calibrated_on": population, "asked": len(best), "curve": curve, "chosen": chosen}

@@ -7,7 +7,7 @@ same layer, is evidence the model is reading the right thing; one of another lay
 abstain. Only rare features count (those in at most RARE_DF training lines): their postings are
 short, so a lookup gathers about 1,400 weights where every feature's would be about 85,000, and out
 of fold the check over rare features did better than the same check over every feature
-(bench/attribution/neighbour_check.py). The calibration (bot/triage/training.py) builds the same
+(bench/attribution/neighbour_check.py). The calibration (bot/triage/calibration.py) builds the same
 index from each fold's vectors, so the similarity threshold it picks means what scoring does.
 """
 

@@ -69,9 +69,10 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
     rows = load_corpus(CORPUS)
     # dev's wrong layer: r16 added four dev lines whose text says another layer than the thread
     # found (the split's older lines hold 4.4 %); test's: the neighbour check answers 15 more test
-    # lines, 8 right and 4 in another layer (README, Attribution); r17 and r18 added 35 test lines
-    # met at 42 % and 44 % right, which took the split from 62.7 % to 61.9 % right
-    floors = {"train": (0.865, 0.075, 0.04), "dev": (0.84, 0.08, 0.05), "test": (0.615, 0.26, 0.08)}
+    # lines, 8 right and 4 in another layer (README, Attribution); r17 to r19 added 51 test lines
+    # met at 42 %, 44 % and 38 % right, and r19's calibration raised the code threshold to 0.60 (the
+    # model answers fewer lines, more of them right): the split went from 62.7 % to 61.3 % right
+    floors = {"train": (0.86, 0.075, 0.04), "dev": (0.84, 0.08, 0.05), "test": (0.61, 0.27, 0.08)}
     # what the rules answer is right: the test split's lines of r14 to r16 were met at 43 %, 64 % and 36 %
     rule_floor = {"train": 0.85, "dev": 0.85, "test": 0.825}
     for split, (right, unattributed, wrong_layer) in floors.items():

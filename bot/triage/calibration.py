@@ -133,13 +133,14 @@ def _fold_answers(lines: list[str], codes: list[str], asked: list[Example]) -> l
     rare-feature neighbour among the fitted lines (the index scoring builds from the shipped lines)."""
     fitted = fit(lines, codes)
     index = RareIndex.build(_rows(fitted.matrix), len(fitted.vectorizer.vocabulary_))
+    fitted_layers = [prefix(c) for c in codes]
     vectors = fitted.vectorizer.transform([ex.line for ex in asked])
     out = []
     for (share, layer, code), vector, ex in zip(
         fitted.answers_of(vectors), _rows(vectors), asked, strict=True
     ):
-        n, similarity = index.nearest(vector)
-        out.append(FoldAnswer(share, layer, code, similarity, prefix(codes[n]) if n >= 0 else "", ex.code))
+        similarity, neighbour = index.nearest_layer(vector, fitted_layers)
+        out.append(FoldAnswer(share, layer, code, similarity, neighbour, ex.code))
     return out
 
 

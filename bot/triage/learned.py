@@ -32,8 +32,8 @@ from bot.triage.neighbours import RareIndex, Vector, agrees
 from bot.triage.taxonomy import UNATTRIBUTED, prefix
 
 DEFAULT_MODEL = Path(__file__).with_name("rules") / "attribution_model.npz"
-FORMAT = 4  # 2: a layer threshold beside the code threshold; 3: a model of its own for the layer;
-# 4: the nearest rare-feature line's layer as a check
+FORMAT = 5  # 2: a layer threshold beside the code threshold; 3: a model of its own for the layer;
+# 4: the nearest rare-feature line's layer as a check; 5: word triples among the features
 MAX_CHARS = 512  # the head of a line says what failed; the model need not read a whole traceback
 MAX_WORD = 40  # a base64 blob or a path is one "word": its n-grams say nothing
 
@@ -59,13 +59,16 @@ def _prepare(text: str) -> tuple[str, list[str]]:
 
 def _tokens(text: str, folded: str) -> list[str]:
     """The word-level tokens: the words of the name-split line ("w …", letters only), its HTTP
-    statuses ("s 503"), then the words of the folded line ("w …") and their pairs ("b … …")."""
+    statuses ("s 503"), then the words of the folded line ("w …"), their pairs ("b … …") and their
+    triples ("t … … …"): three words in a row ("no healthy upstream") name a failure that
+    each word alone, or two, leave to several (measured out of fold: docs/attribution-corpus.md)."""
     head = text[:MAX_CHARS]
     out = [f"w {w}" for w in _LETTERS.findall(_CAMEL.sub(" ", _ANY_CASE_HEX.sub("#", head)).lower())]
     out += [f"s {status}" for status in _STATUS.findall(head)]
     words = _WORD.findall(folded)
     out += [f"w {w}" for w in words]
     out += [f"b {a} {b}" for a, b in itertools.pairwise(words)]
+    out += [f"t {a} {b} {c}" for a, b, c in zip(words, words[1:], words[2:], strict=False)]
     return out
 
 
@@ -272,8 +275,7 @@ class LearnedModel:
         code = self.classes[k]
         confident = share >= self.threshold and layer >= self.layer_threshold
         if confident and self.neighbour_similarity >= 0:  # looked up only when it can decide
-            line, similarity = self._rare.nearest(vector)
-            neighbour = self._line_layers[line] if line >= 0 else ""
+            similarity, neighbour = self._rare.nearest_layer(vector, self._line_layers)
             confident = agrees(similarity, neighbour, prefix(code), self.neighbour_similarity)
         return Guess(code, share, confident, layer)
 

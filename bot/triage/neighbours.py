@@ -71,6 +71,12 @@ class RareIndex:
         best = int(np.argmax(scores))
         return best, float(scores[best])
 
+    def nearest_layer(self, vector: Vector, layers: Sequence[str]) -> tuple[float, str]:
+        """(similarity, layer) of the nearest line (`nearest`), `layers` giving each training line's;
+        (0.0, "") when it shares no rare feature with any line: what the check (`agrees`) reads."""
+        line, similarity = self.nearest(vector)
+        return similarity, layers[line] if line >= 0 else ""
+
 
 def agrees(similarity: float, neighbour_layer: str, layer: str, threshold: float) -> bool:
     """The check: a rare-feature neighbour exists, is at least `threshold` alike, and is of `layer`.

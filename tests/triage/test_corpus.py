@@ -71,8 +71,11 @@ def test_the_shipped_attribution_holds_its_measured_figures_on_every_split() -> 
     # found (the split's older lines hold 4.4 %); test's: the neighbour check answers 15 more test
     # lines, 8 right and 4 in another layer (README, Attribution); r17 to r19 added 51 test lines
     # met at 42 %, 44 % and 38 % right, and r19's calibration raised the code threshold to 0.60 (the
-    # model answers fewer lines, more of them right): the split went from 62.7 % to 61.3 % right
-    floors = {"train": (0.86, 0.075, 0.04), "dev": (0.84, 0.08, 0.05), "test": (0.61, 0.27, 0.08)}
+    # model answers fewer lines, more of them right): the split went from 62.7 % to 61.3 % right;
+    # word triples took it to 62.0 % with a layer threshold of 0.80 and no neighbour check, which
+    # answers fewer of the train and dev lines the model was fitted on (86.5 % -> 85.2 % and
+    # 84.2 % -> 82.9 % right there)
+    floors = {"train": (0.85, 0.09, 0.04), "dev": (0.82, 0.095, 0.05), "test": (0.615, 0.26, 0.08)}
     # what the rules answer is right: the test split's lines of r14 to r16 were met at 43 %, 64 % and 36 %
     rule_floor = {"train": 0.85, "dev": 0.85, "test": 0.825}
     for split, (right, unattributed, wrong_layer) in floors.items():

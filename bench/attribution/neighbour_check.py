@@ -1,11 +1,12 @@
 """What the learned stage's neighbour check adds, out of fold, against no check and an exact one.
 
-The check that ships (bot/triage/neighbours.py): the model answers only when the labelled line
+The check the calibration may choose (bot/triage/neighbours.py; since word triples joined the
+features it chooses none): the model answers only when the labelled line
 sharing the most rare features with the new one (features in at most RARE_DF training lines) is of
 the layer it chose. This runs the calibration's folds (bot/triage/calibration.py: one per recorded
 collection round, fitted without that round, asked about the lines the rules of its day missed) once,
 then chooses thresholds as the calibration does for three policies over the same grids: no check, the
-shipped check over rare features, and the nearest line over every feature (the exact cosine, whose
+check over rare features (bot/triage/neighbours.py), and the nearest line over every feature (the exact cosine, whose
 lookup gathers about sixty times the postings). It prints, per policy:
 
 - in sample: the thresholds chosen on all rounds and what they give on the same lines (the
@@ -53,7 +54,7 @@ def _exact(lines: list[str], codes: list[str], asked: list[str]) -> list[tuple[f
 
 
 def folds() -> dict[str, list[list[FoldAnswer]]]:
-    """Each policy's answers per fold: the shipped ones, and the same with the exact neighbour."""
+    """Each policy's answers per fold: the calibration's, and the same with the exact neighbour."""
     from joblib import Parallel, delayed
 
     taxonomy = load_taxonomy()
@@ -107,7 +108,7 @@ def main() -> None:
     asked = sum(len(f) for f in answers["rare features"])
     print(f"{asked} asked lines in {len(answers['rare features'])} rounds (the rules' first-contact misses)")
     print(report("no check", answers["rare features"], [-1.0]))
-    print(report("rare features (ships)", answers["rare features"], NEIGHBOUR_GRID))
+    print(report("rare features", answers["rare features"], NEIGHBOUR_GRID))
     print(report("every feature", answers["every feature"], NEIGHBOUR_GRID))
 
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from bot.triage.attribution import Attributor
 from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.calibration import fold_jobs
-from bot.triage.corpus import Contact, first_contact, line_key
+from bot.triage.corpus import first_contact, line_key
 from bot.triage.fitting import Example, fit
-from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy, prefix
+from bot.triage.taxonomy import load_taxonomy, prefix
 from bot.triage.training import CORPUS, EMITTERS, FIRST_CONTACT, HANDWRITTEN, training_set
 
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
@@ -58,9 +58,7 @@ def met_lines() -> list[Met]:
     examples = training_set(taxonomy, attributor, CORPUS, HANDWRITTEN, EMITTERS)
     contacts = first_contact(FIRST_CONTACT)
     answered = {c.key: taxonomy.resolve(c.answer) for c in contacts if not c.missed}
-    # the folds ask about the lines a round's contacts mark missed: mark the answered ones so
-    flipped = [Contact(c.round, c.key, "answered" if c.missed else UNATTRIBUTED) for c in contacts]
-    jobs = fold_jobs(examples, attributor, flipped)
+    jobs = fold_jobs(examples, attributor, contacts, ask=lambda c: not c.missed)
     folds = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1))(
         delayed(_fold)(lines, codes, asked, [answered[line_key(e.source, e.line)] for e in asked])
         for lines, codes, asked in jobs

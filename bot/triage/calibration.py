@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,12 +56,20 @@ def _copied(wording: str, lines: list[str]) -> bool:
     return any(wording in line or (len(line) >= _COPY_MIN and line in wording) for line in lines)
 
 
+def _missed(contact: Contact) -> bool:
+    return contact.missed
+
+
 def _folds(
-    examples: list[Example], attributor: Attributor, contacts: list[Contact]
+    examples: list[Example],
+    attributor: Attributor,
+    contacts: list[Contact],
+    ask: Callable[[Contact], bool] = _missed,
 ) -> list[tuple[set[int], list[Example]]]:
     """(held-out indices, the lines asked about) per fold. With recorded rounds, a fold is one
-    round, asked about what the rules of its day missed: new wording meets a model that has never
-    seen that round, as in production. Without, folds are grouped by repository."""
+    round, asked about its lines that `ask` picks (what the rules of its day missed: new wording
+    meets a model that has never seen that round, as in production). Without, folds are grouped by
+    repository and asked about what the rules miss."""
     from sklearn.model_selection import GroupKFold
 
     real = [i for i, ex in enumerate(examples) if ex.real]
@@ -69,9 +78,9 @@ def _folds(
         keys = {n: line_key(examples[n].source, examples[n].line) for n in real}
         for round_ in sorted({c.round for c in contacts}):
             members = {c.key for c in contacts if c.round == round_}
-            missed = {c.key for c in contacts if c.round == round_ and c.missed}
+            picked = {c.key for c in contacts if c.round == round_ and ask(c)}
             held = {n for n in real if keys[n] in members}
-            out.append((held, [examples[n] for n in sorted(held) if keys[n] in missed]))
+            out.append((held, [examples[n] for n in sorted(held) if keys[n] in picked]))
         return out
     groups = [examples[i].group for i in real]
     for _fit_idx, score_idx in GroupKFold(n_splits=FOLDS).split(real, groups=groups):
@@ -82,12 +91,15 @@ def _folds(
 
 
 def fold_jobs(
-    examples: list[Example], attributor: Attributor, contacts: list[Contact]
+    examples: list[Example],
+    attributor: Attributor,
+    contacts: list[Contact],
+    ask: Callable[[Contact], bool] = _missed,
 ) -> list[tuple[list[str], list[str], list[Example]]]:
-    """Per fold (`_folds`): the lines and codes it is fitted on, and the failure lines it is asked
-    about; a fold that asks nothing is left out."""
+    """Per fold (`_folds`, asking about the recorded lines `ask` picks): the lines and codes it is
+    fitted on, and the failure lines it is asked about; a fold that asks nothing is left out."""
     jobs = []
-    for held, asked_all in _folds(examples, attributor, contacts):
+    for held, asked_all in _folds(examples, attributor, contacts, ask):
         asked = [ex for ex in asked_all if says_failure(ex.line)]
         if not asked:
             continue

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any
 
 import numpy as np
 
@@ -31,20 +30,21 @@ from bot.triage.calibration import (
     NEIGHBOUR_GRID,
     FoldAnswer,
     choose_point,
-    curve_point,
     fold_answers,
     fold_jobs,
+    nested,
     sweep,
 )
 from bot.triage.corpus import first_contact
-from bot.triage.fitting import fit
+from bot.triage.fitting import Example, fit_examples
 from bot.triage.taxonomy import load_taxonomy, prefix
 from bot.triage.training import CORPUS, EMITTERS, FIRST_CONTACT, HANDWRITTEN, training_set
 
 
-def _exact(lines: list[str], codes: list[str], asked: list[str]) -> list[tuple[float, str]]:
+def _exact(fitting: list[Example], asked: list[str]) -> list[tuple[float, str]]:
     """(similarity, layer) of the nearest fitted line by the cosine over every feature."""
-    vectorizer = fit(lines, codes).vectorizer
+    lines, codes = [e.line for e in fitting], [e.code for e in fitting]
+    vectorizer = fit_examples(fitting).vectorizer
     similarities = (vectorizer.transform(asked) @ vectorizer.transform(lines).T).toarray()
     out = []
     for row in similarities:
@@ -64,7 +64,7 @@ def folds() -> dict[str, list[list[FoldAnswer]]]:
     shipped = fold_answers(examples, attributor, contacts)
     jobs = fold_jobs(examples, attributor, contacts)
     exact = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1))(
-        delayed(_exact)(lines, codes, [e.line for e in asked]) for lines, codes, asked in jobs
+        delayed(_exact)(fitting, [e.line for e in asked]) for fitting, asked in jobs
     )
     return {
         "rare features": shipped,
@@ -78,28 +78,18 @@ def folds() -> dict[str, list[list[FoldAnswer]]]:
     }
 
 
-def _pick(answers: list[FoldAnswer], grid: list[float]) -> dict[str, Any] | None:
-    return choose_point(sweep(answers, grid))
-
-
 def report(name: str, per_fold: list[list[FoldAnswer]], grid: list[float]) -> str:
-    every = [a for fold in per_fold for a in fold]
-    chosen = _pick(every, grid)
+    """One policy's line: in sample (thresholds chosen on every fold) and nested."""
+    chosen = choose_point(sweep([a for fold in per_fold for a in fold], grid))
     if chosen is None:
         return f"{name:<24} in sample: nothing reaches the targets"
-    nested = [0, 0, 0]
-    for k, fold in enumerate(per_fold):
-        picked = _pick([a for j, f in enumerate(per_fold) if j != k for a in f], grid)
-        if picked is not None:
-            got = curve_point(
-                fold, picked["threshold"], picked["layer_threshold"], picked["neighbour_similarity"]
-            )
-            nested = [nested[0] + got["answered"], nested[1] + got["right"], nested[2] + got["right_layer"]]
+    got = nested(per_fold, grid)
     n, right, layer = chosen["answered"], chosen["right"], chosen["right_layer"]
     thresholds = f"({chosen['threshold']}, {chosen['layer_threshold']}, {chosen['neighbour_similarity']})"
     return (
         f"{name:<24} in sample {thresholds}: {n} answered, {right} right, {n - layer} another layer"
-        f" | nested: {nested[0]} answered, {nested[1]} right, {nested[0] - nested[2]} another layer"
+        f" | nested: {got['answered']} answered, {got['right']} right,"
+        f" {got['answered'] - got['right_layer']} another layer"
     )
 
 

@@ -8,6 +8,7 @@ no rule was written from it and the model never learned from it.
     .venv/bin/python bench/attribution/score.py --first-contact
     .venv/bin/python bench/attribution/score.py --record r3 NEW_ROWS.tsv
     .venv/bin/python bench/attribution/score.py --reader
+    .venv/bin/python bench/attribution/score.py --split test --interval
 
 `--first-contact` prints, per collection round, how the rules of the day did on that round's lines
 before any rule was written from them (first_contact.tsv): the figure for wording nobody has seen.
@@ -15,6 +16,9 @@ before any rule was written from them (first_contact.tsv): the figure for wordin
 train and dev only) after appending them to the corpus and before writing any rule from them.
 `--reader` scores reader_answers.tsv: what a large language model named for the lines the rules
 of their day missed, reading each line alone, and first contact with the rules first and it after.
+`--interval` adds how far the figures would move on another draw of repositories: the split is
+drawn by repository, and one repository's lines succeed or fail together, so the interval comes
+from resampling repositories, not lines (a change smaller than it says little).
 """
 
 from __future__ import annotations
@@ -23,7 +27,19 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.triage.corpus import SPLITS, Contact, LabelledLine, first_contact, line_key, load_corpus, score
+import numpy as np
+
+from bot.triage.corpus import (
+    SPLITS,
+    Contact,
+    LabelledLine,
+    first_contact,
+    line_key,
+    load_corpus,
+    load_renamed,
+    project,
+    score,
+)
 from bot.triage.knowledge import Knowledge
 from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
 from bot.triage.training import FIRST_CONTACT
@@ -42,6 +58,7 @@ def main() -> None:
     parser.add_argument("--first-contact", action="store_true", help="each round's first-contact figures")
     parser.add_argument("--record", nargs=2, metavar=("ROUND", "FILE"), help="record a round's first contact")
     parser.add_argument("--reader", action="store_true", help="score reader_answers.tsv (see above)")
+    parser.add_argument("--interval", action="store_true", help="add the figures' interval over repositories")
     args = parser.parse_args()
     if args.record:
         record(args.record[0], load_corpus(Path(args.record[1])))
@@ -60,10 +77,37 @@ def main() -> None:
         result = score(rows, knowledge.attributor.attribute, knowledge.taxonomy)
         print(result.render(f"{args.split} split, {title}"))
         print()
+        if args.interval:
+            print(interval(rows, knowledge))
+            print()
         if args.misses and title.startswith("rules +"):
             for item, got in result.misses:
                 print(f"  {item.code:<22} got {got:<22} {item.source:<40} {item.line[:120]}")
             print()
+
+
+DRAWS = 2000
+
+
+def interval(rows: list[LabelledLine], knowledge: Knowledge) -> str:
+    """The 90 % interval of each figure over repositories drawn with replacement (fixed seed)."""
+    renamed = load_renamed(CORPUS.with_name("renamed.tsv"))
+    by_repository: dict[str, list[LabelledLine]] = {}
+    for row in rows:
+        by_repository.setdefault(project(row.source, renamed), []).append(row)
+    tallies = [
+        score(group, knowledge.attributor.attribute, knowledge.taxonomy).overall
+        for group in by_repository.values()
+    ]
+    counts = np.array([[t.total, t.right, t.unattributed, t.wrong_layer] for t in tallies], dtype=np.float64)
+    draws = np.random.default_rng(0).integers(0, len(counts), size=(DRAWS, len(counts)))
+    sums = counts[draws].sum(axis=1)
+    low, high = np.percentile(sums[:, 1:] / sums[:, :1], [5, 95], axis=0)
+    spans = ", ".join(
+        f"{name} {a:.1%} to {b:.1%}"
+        for name, a, b in zip(("right", "unattributed", "wrong layer"), low, high, strict=True)
+    )
+    return f"90 % interval over {len(counts)} repositories ({DRAWS} draws): {spans}"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from bot.triage.attribution import Attributor
 from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.calibration import fold_jobs
 from bot.triage.corpus import first_contact, line_key
-from bot.triage.fitting import Example, fit
+from bot.triage.fitting import Example, fit_examples
 from bot.triage.taxonomy import load_taxonomy, prefix
 from bot.triage.training import CORPUS, EMITTERS, FIRST_CONTACT, HANDWRITTEN, training_set
 
@@ -38,8 +38,8 @@ class Met:
     probability: float  # and its probability
 
 
-def _fold(lines: list[str], codes: list[str], asked: list[Example], rules: list[str]) -> list[Met]:
-    fitted = fit(lines, codes)
+def _fold(fitting: list[Example], asked: list[Example], rules: list[str]) -> list[Met]:
+    fitted = fit_examples(fitting)
     probabilities = fitted.layers.predict_proba(fitted.vectorizer.transform([e.line for e in asked]))
     layers = [str(c) for c in fitted.layers.classes_]
     out = []
@@ -60,8 +60,8 @@ def met_lines() -> list[Met]:
     answered = {c.key: taxonomy.resolve(c.answer) for c in contacts if not c.missed}
     jobs = fold_jobs(examples, attributor, contacts, ask=lambda c: not c.missed)
     folds = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1))(
-        delayed(_fold)(lines, codes, asked, [answered[line_key(e.source, e.line)] for e in asked])
-        for lines, codes, asked in jobs
+        delayed(_fold)(fitting, asked, [answered[line_key(e.source, e.line)] for e in asked])
+        for fitting, asked in jobs
     )
     return [m for fold in folds for m in fold]
 

@@ -22,7 +22,7 @@ import numpy as np
 from bot.triage.attribution import Attributor
 from bot.triage.corpus import Contact, line_key
 from bot.triage.failure_gate import says_failure
-from bot.triage.fitting import Example, fit
+from bot.triage.fitting import SHIPPED, Example, Settings, fit_examples
 from bot.triage.neighbours import RareIndex, Vector, agrees
 from bot.triage.taxonomy import UNATTRIBUTED, prefix
 
@@ -95,9 +95,9 @@ def fold_jobs(
     attributor: Attributor,
     contacts: list[Contact],
     ask: Callable[[Contact], bool] = _missed,
-) -> list[tuple[list[str], list[str], list[Example]]]:
-    """Per fold (`_folds`, asking about the recorded lines `ask` picks): the lines and codes it is
-    fitted on, and the failure lines it is asked about; a fold that asks nothing is left out."""
+) -> list[tuple[list[Example], list[Example]]]:
+    """Per fold (`_folds`, asking about the recorded lines `ask` picks): the lines it is fitted on,
+    and the failure lines it is asked about; a fold that asks nothing is left out."""
     jobs = []
     for held, asked_all in _folds(examples, attributor, contacts, ask):
         asked = [ex for ex in asked_all if says_failure(ex.line)]
@@ -110,7 +110,7 @@ def fold_jobs(
             for n, ex in enumerate(examples)
             if n not in held and (ex.real or not _copied(_wording(ex.line), held_wording))
         ]
-        jobs.append(([e.line for e in fitting], [e.code for e in fitting], asked))
+        jobs.append((fitting, asked))
     return jobs
 
 
@@ -140,12 +140,14 @@ def _rows(matrix: Any) -> list[Vector]:
     ]
 
 
-def _fold_answers(lines: list[str], codes: list[str], asked: list[Example]) -> list[FoldAnswer]:
-    """One fold: fitted on `lines`, what it answers of each asked line and the line's nearest
+def _fold_answers(
+    fitting: list[Example], asked: list[Example], settings: Settings = SHIPPED
+) -> list[FoldAnswer]:
+    """One fold: fitted on `fitting`, what it answers of each asked line and the line's nearest
     rare-feature neighbour among the fitted lines (the index scoring builds from the shipped lines)."""
-    fitted = fit(lines, codes)
+    fitted = fit_examples(fitting, settings)
     index = RareIndex.build(_rows(fitted.matrix), len(fitted.vectorizer.vocabulary_))
-    fitted_layers = [prefix(c) for c in codes]
+    fitted_layers = [prefix(e.code) for e in fitting]
     vectors = fitted.vectorizer.transform([ex.line for ex in asked])
     out = []
     for (share, layer, code), vector, ex in zip(
@@ -157,7 +159,10 @@ def _fold_answers(lines: list[str], codes: list[str], asked: list[Example]) -> l
 
 
 def fold_answers(
-    examples: list[Example], attributor: Attributor, contacts: list[Contact]
+    examples: list[Example],
+    attributor: Attributor,
+    contacts: list[Contact],
+    settings: Settings = SHIPPED,
 ) -> list[list[FoldAnswer]]:
     """Every fold's answers (`fold_jobs`, `_fold_answers`): what calibration chooses from."""
     from joblib import Parallel, delayed
@@ -165,7 +170,7 @@ def fold_answers(
     jobs = fold_jobs(examples, attributor, contacts)
     # The folds are independent fits: one process each, up to the cores there are (same answers).
     answers: list[list[FoldAnswer]] = Parallel(n_jobs=min(len(jobs), os.cpu_count() or 1) or 1)(
-        delayed(_fold_answers)(lines, codes, asked) for lines, codes, asked in jobs
+        delayed(_fold_answers)(fitting, asked, settings) for fitting, asked in jobs
     )
     return answers
 
@@ -201,6 +206,22 @@ def choose_point(curve: list[dict[str, Any]]) -> dict[str, Any] | None:
         and c["right_layer"] / c["answered"] >= LAYER_TARGET
     ]
     return max(feasible, key=lambda c: (c["right"], -c["answered"])) if feasible else None
+
+
+def nested(per_fold: list[list[FoldAnswer]], neighbour_grid: list[float] = NEIGHBOUR_GRID) -> dict[str, int]:
+    """Each fold counted under the thresholds chosen on the other folds: the estimate, for a round
+    nobody has seen, of what calibration's choice answers (a fold where nothing reaches the targets
+    answers nothing)."""
+    out = {"answered": 0, "right": 0, "right_layer": 0}
+    for k, fold in enumerate(per_fold):
+        others = [a for j, f in enumerate(per_fold) if j != k for a in f]
+        picked = choose_point(sweep(others, neighbour_grid))
+        if picked is not None:
+            got = curve_point(
+                fold, picked["threshold"], picked["layer_threshold"], picked["neighbour_similarity"]
+            )
+            out = {key: out[key] + got[key] for key in out}
+    return out
 
 
 def calibrate(

@@ -5,6 +5,8 @@ on every labelled line (bot/triage/training.py), calibration once per fold (bot/
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +15,22 @@ import numpy as np
 from bot.triage.learned import choose, features
 from bot.triage.taxonomy import prefix
 
-C = 10.0  # inverse regularisation, chosen on the dev split
+
+@dataclass(frozen=True)
+class Settings:
+    """How the stage is fitted. Training ships SHIPPED; bench/attribution/variants.py measures
+    others on the calibration's folds. Scoring computes `features` itself, so a variant with another
+    analyzer can be measured but not shipped without changing scoring too."""
+
+    c: float = 10.0  # inverse regularisation
+    min_df: int = 2  # a feature seen in fewer lines is dropped
+    class_weight: str | None = None  # "balanced": classes weighed by their inverse frequency
+    group_power: float = 0.0  # a line weighs 1 / (lines of its weight group) ** power
+    analyzer: Callable[[str], list[str]] = features
+
+
+SHIPPED = Settings()
+C = SHIPPED.c
 
 
 @dataclass(frozen=True)
@@ -23,6 +40,12 @@ class Example:
     group: str  # what calibration folds keep together: a repository, or a synthetic source
     source: str
     real: bool  # from a public thread (calibrated on), not written with the rules
+
+    @property
+    def weight_group(self) -> str:
+        """The lines `Settings.group_power` weighs together: a real line's repository, or the rule,
+        emitter or hand-written source a synthetic line came from."""
+        return self.group if self.real else self.source
 
 
 @dataclass(frozen=True)
@@ -52,13 +75,39 @@ class Fitted:
         return out
 
 
-def fit(lines: list[str], codes: list[str]) -> Fitted:
-    """The vectorizer and both regressions, fitted on these lines."""
+def _weights(groups: list[str] | None, power: float) -> np.ndarray | None:
+    """Per line, 1 / (lines of its group) ** power, scaled to a mean of 1 (so that C keeps its
+    meaning); None (every line weighs 1) without groups or power."""
+    if not groups or not power:
+        return None
+    sizes = Counter(groups)
+    raw = np.array([sizes[g] ** -power for g in groups], dtype=np.float64)
+    out: np.ndarray = raw * (len(raw) / raw.sum())
+    return out
+
+
+def fit(
+    lines: list[str], codes: list[str], groups: list[str] | None = None, settings: Settings = SHIPPED
+) -> Fitted:
+    """The vectorizer and both regressions, fitted on these lines (`groups`: each line's
+    `Example.weight_group`, read only when `settings.group_power` is set)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    vectorizer = TfidfVectorizer(analyzer=features, sublinear_tf=True, min_df=2, dtype=np.float32)
+    vectorizer = TfidfVectorizer(
+        analyzer=settings.analyzer, sublinear_tf=True, min_df=settings.min_df, dtype=np.float32
+    )
     matrix = vectorizer.fit_transform(lines)
-    by_code = LogisticRegression(C=C, max_iter=5000).fit(matrix, codes)
-    by_layer = LogisticRegression(C=C, max_iter=5000).fit(matrix, [prefix(c) for c in codes])
-    return Fitted(vectorizer, matrix, by_code, by_layer)
+    weights = _weights(groups, settings.group_power)
+
+    def regression(labels: list[str]) -> Any:
+        model = LogisticRegression(C=settings.c, class_weight=settings.class_weight, max_iter=5000)
+        return model.fit(matrix, labels, sample_weight=weights)
+
+    return Fitted(vectorizer, matrix, regression(codes), regression([prefix(c) for c in codes]))
+
+
+def fit_examples(examples: list[Example], settings: Settings = SHIPPED) -> Fitted:
+    """`fit` on these examples, each weighed by its `weight_group`."""
+    lines = [e.line for e in examples]
+    return fit(lines, [e.code for e in examples], [e.weight_group for e in examples], settings)

@@ -61,7 +61,8 @@ def _tokens(text: str, folded: str) -> list[str]:
     """The word-level tokens: the words of the name-split line ("w …", letters only), its HTTP
     statuses ("s 503"), then the words of the folded line ("w …"), their pairs ("b … …") and their
     triples ("t … … …"): three words in a row ("no healthy upstream") name a failure that
-    each word alone, or two, leave to several (measured out of fold: docs/attribution-corpus.md)."""
+    each word alone, or two, leave to several (a tie out of fold with pairs alone, a small gain on
+    the test split: docs/attribution-corpus.md)."""
     head = text[:MAX_CHARS]
     out = [f"w {w}" for w in _LETTERS.findall(_CAMEL.sub(" ", _ANY_CASE_HEX.sub("#", head)).lower())]
     out += [f"s {status}" for status in _STATUS.findall(head)]

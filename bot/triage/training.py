@@ -27,7 +27,7 @@ from bot.triage.attribution import Attributor
 from bot.triage.attribution_rules import DEFAULT_RULES
 from bot.triage.calibration import LAYER_TARGET, PRECISION_TARGET, calibrate
 from bot.triage.corpus import first_contact, load_corpus, load_emitter_lines, load_renamed, project
-from bot.triage.fitting import C, Example, fit
+from bot.triage.fitting import C, Example, fit_examples
 from bot.triage.learned import DEFAULT_MODEL, FORMAT, LearnedModel
 from bot.triage.taxonomy import Taxonomy, load_taxonomy
 
@@ -86,7 +86,7 @@ def train(
     examples = training_set(taxonomy, attributor, corpus, handwritten, corpus.with_name(EMITTERS.name))
     contacts = first_contact(corpus.with_name(FIRST_CONTACT.name))
     threshold, layer_threshold, neighbour, calibration = calibrate(examples, attributor, contacts)
-    fitted = fit([e.line for e in examples], [e.code for e in examples])
+    fitted = fit_examples(examples)
     vectorizer, model = fitted.vectorizer, fitted.codes
     vocabulary = sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)
     summary = {

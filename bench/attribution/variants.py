@@ -9,8 +9,8 @@ then its thresholds are chosen as the calibration chooses them. Per variant it p
 - nested: each round counted under thresholds chosen on the other rounds, the estimate for a round
   nobody has seen, and the figure a variant must win on to ship.
 
-    .venv/bin/python bench/attribution/variants.py                 # every variant, about ten minutes each
-    .venv/bin/python bench/attribution/variants.py shipped weighed  # some of them
+    .venv/bin/python bench/attribution/variants.py                      # every variant, five to twelve minutes each
+    .venv/bin/python bench/attribution/variants.py shipped weighed-0.5   # some of them
 """
 
 from __future__ import annotations

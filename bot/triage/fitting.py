@@ -75,7 +75,7 @@ class Fitted:
         return out
 
 
-def _weights(groups: list[str] | None, power: float) -> np.ndarray | None:
+def line_weights(groups: list[str] | None, power: float) -> np.ndarray | None:
     """Per line, 1 / (lines of its group) ** power, scaled to a mean of 1 (so that C keeps its
     meaning); None (every line weighs 1) without groups or power."""
     if not groups or not power:
@@ -98,7 +98,7 @@ def fit(
         analyzer=settings.analyzer, sublinear_tf=True, min_df=settings.min_df, dtype=np.float32
     )
     matrix = vectorizer.fit_transform(lines)
-    weights = _weights(groups, settings.group_power)
+    weights = line_weights(groups, settings.group_power)
 
     def regression(labels: list[str]) -> Any:
         model = LogisticRegression(C=settings.c, class_weight=settings.class_weight, max_iter=5000)

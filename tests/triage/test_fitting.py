@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 
 from bot.triage.calibration import FoldAnswer, choose_point, nested, sweep
-from bot.triage.fitting import Example, Settings, _weights, fit, fit_examples
+from bot.triage.fitting import Example, Settings, fit, fit_examples, line_weights
 
 
 def test_a_line_weighs_the_inverse_power_of_its_groups_size_and_the_mean_stays_one() -> None:
-    weights = _weights(["a", "a", "a", "a", "b"], 0.5)
+    weights = line_weights(["a", "a", "a", "a", "b"], 0.5)
     assert weights is not None
     assert weights[0] == pytest.approx(weights[4] / 2)
     assert weights.mean() == pytest.approx(1.0)
-    assert _weights(["a", "b"], 0.0) is None
-    assert _weights(None, 1.0) is None
+    assert line_weights(["a", "b"], 0.0) is None
+    assert line_weights(None, 1.0) is None
 
 
 def test_weighing_by_group_keeps_one_talkative_repository_from_deciding_a_wording() -> None:

@@ -26,15 +26,7 @@ import numpy as np
 
 from bot.triage.attribution import Attributor
 from bot.triage.attribution_rules import DEFAULT_RULES
-from bot.triage.calibration import (
-    NEIGHBOUR_GRID,
-    FoldAnswer,
-    choose_point,
-    fold_answers,
-    fold_jobs,
-    nested,
-    sweep,
-)
+from bot.triage.calibration import FoldAnswer, fold_answers, fold_jobs, report
 from bot.triage.corpus import first_contact
 from bot.triage.fitting import Example, fit_examples
 from bot.triage.taxonomy import load_taxonomy, prefix
@@ -78,28 +70,13 @@ def folds() -> dict[str, list[list[FoldAnswer]]]:
     }
 
 
-def report(name: str, per_fold: list[list[FoldAnswer]], grid: list[float]) -> str:
-    """One policy's line: in sample (thresholds chosen on every fold) and nested."""
-    chosen = choose_point(sweep([a for fold in per_fold for a in fold], grid))
-    if chosen is None:
-        return f"{name:<24} in sample: nothing reaches the targets"
-    got = nested(per_fold, grid)
-    n, right, layer = chosen["answered"], chosen["right"], chosen["right_layer"]
-    thresholds = f"({chosen['threshold']}, {chosen['layer_threshold']}, {chosen['neighbour_similarity']})"
-    return (
-        f"{name:<24} in sample {thresholds}: {n} answered, {right} right, {n - layer} another layer"
-        f" | nested: {got['answered']} answered, {got['right']} right,"
-        f" {got['answered'] - got['right_layer']} another layer"
-    )
-
-
 def main() -> None:
     answers = folds()
     asked = sum(len(f) for f in answers["rare features"])
     print(f"{asked} asked lines in {len(answers['rare features'])} rounds (the rules' first-contact misses)")
-    print(report("no check", answers["rare features"], [-1.0]))
-    print(report("rare features", answers["rare features"], NEIGHBOUR_GRID))
-    print(report("every feature", answers["every feature"], NEIGHBOUR_GRID))
+    print(f"{'no check':<24} {report(answers['rare features'], [-1.0])}")
+    print(f"{'rare features':<24} {report(answers['rare features'])}")
+    print(f"{'every feature':<24} {report(answers['every feature'])}")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from bot.triage.corpus import (
 )
 from bot.triage.knowledge import Knowledge
 from bot.triage.taxonomy import UNATTRIBUTED, load_taxonomy
-from bot.triage.training import FIRST_CONTACT
+from bot.triage.training import FIRST_CONTACT, RENAMED
 
 CORPUS = Path(__file__).resolve().parents[2] / "tests" / "triage" / "corpus" / "real_lines.tsv"
 READER = CORPUS.with_name("reader_answers.tsv")
@@ -91,7 +91,7 @@ DRAWS = 2000
 
 def interval(rows: list[LabelledLine], knowledge: Knowledge) -> str:
     """The 90 % interval of each figure over repositories drawn with replacement (fixed seed)."""
-    renamed = load_renamed(CORPUS.with_name("renamed.tsv"))
+    renamed = load_renamed(RENAMED)
     by_repository: dict[str, list[LabelledLine]] = {}
     for row in rows:
         by_repository.setdefault(project(row.source, renamed), []).append(row)

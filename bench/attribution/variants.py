@@ -19,7 +19,7 @@ import argparse
 
 from bot.triage.attribution import Attributor
 from bot.triage.attribution_rules import DEFAULT_RULES
-from bot.triage.calibration import NEIGHBOUR_GRID, choose_point, fold_answers, nested, sweep
+from bot.triage.calibration import fold_answers, report
 from bot.triage.corpus import first_contact
 from bot.triage.fitting import SHIPPED, Settings
 from bot.triage.learned import features
@@ -71,21 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         per_fold = fold_answers(examples, attributor, contacts, VARIANTS[name])
         every = [a for fold in per_fold for a in fold]
         guess = sum(a.code == a.expected for a in every)
-        chosen = choose_point(sweep(every, NEIGHBOUR_GRID))
-        got = nested(per_fold, NEIGHBOUR_GRID)
-        sample = (
-            "nothing reaches the targets"
-            if chosen is None
-            else f"{chosen['answered']} answered, {chosen['right']} right,"
-            f" {chosen['answered'] - chosen['right_layer']} another layer"
-            f" at ({chosen['threshold']}, {chosen['layer_threshold']}, {chosen['neighbour_similarity']})"
-        )
-        print(
-            f"{name:<12} {len(every)} asked, best guess {guess} right | in sample: {sample}"
-            f" | nested: {got['answered']} answered, {got['right']} right,"
-            f" {got['answered'] - got['right_layer']} another layer",
-            flush=True,
-        )
+        print(f"{name:<12} {len(every)} asked, best guess {guess} right | {report(per_fold)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -224,6 +224,24 @@ def nested(per_fold: list[list[FoldAnswer]], neighbour_grid: list[float] = NEIGH
     return out
 
 
+def report(per_fold: list[list[FoldAnswer]], neighbour_grid: list[float] = NEIGHBOUR_GRID) -> str:
+    """What these folds' answers give, in one line: in sample (thresholds chosen on every fold, the
+    figures training stores) and `nested`, the figure a way of fitting must win on."""
+    chosen = choose_point(sweep([a for fold in per_fold for a in fold], neighbour_grid))
+    got = nested(per_fold, neighbour_grid)
+    sample = (
+        "nothing reaches the targets"
+        if chosen is None
+        else f"({chosen['threshold']}, {chosen['layer_threshold']}, {chosen['neighbour_similarity']}):"
+        f" {chosen['answered']} answered, {chosen['right']} right,"
+        f" {chosen['answered'] - chosen['right_layer']} another layer"
+    )
+    return (
+        f"in sample {sample} | nested: {got['answered']} answered, {got['right']} right,"
+        f" {got['answered'] - got['right_layer']} another layer"
+    )
+
+
 def calibrate(
     examples: list[Example], attributor: Attributor, contacts: list[Contact] | None = None
 ) -> tuple[float, float, float, dict[str, Any]]:

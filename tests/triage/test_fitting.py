@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bot.triage.calibration import FoldAnswer, choose_point, nested, sweep
+from bot.triage.calibration import FoldAnswer, choose_point, nested, report, sweep
 from bot.triage.fitting import Example, Settings, fit, fit_examples, line_weights
 
 
@@ -55,6 +55,10 @@ def test_nested_counts_each_fold_under_thresholds_the_other_folds_chose() -> Non
     good = _answers(12, 0.9, True) + _answers(12, 0.3, False)
     odd = _answers(2, 0.9, False)
     assert nested([good, good, good, odd], [-1.0]) == {"answered": 38, "right": 36, "right_layer": 36}
+    assert report([good, good, good, odd], [-1.0]).endswith("nested: 38 answered, 36 right, 2 another layer")
     bad = _answers(12, 0.9, False)
     assert choose_point(sweep(good + bad, [-1.0])) is None
     assert nested([good, bad], [-1.0]) == {"answered": 12, "right": 0, "right_layer": 0}
+    assert report([good, bad], [-1.0]).startswith(
+        "in sample nothing reaches the targets | nested: 12 answered"
+    )

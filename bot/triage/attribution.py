@@ -21,7 +21,9 @@ from pathlib import Path
 
 from bot.errors import ConfigError
 from bot.triage.attribution_rules import DEFAULT_RULES, Rule, compile_all
+from bot.triage.envelope import unwrap
 from bot.triage.learned import LearnedModel
+from bot.triage.log_header import strip_header
 from bot.triage.prefilter import LiteralIndex
 from bot.triage.taxonomy import UNATTRIBUTED, Taxonomy
 
@@ -35,6 +37,8 @@ _EXPLICIT = re.compile(
     r"""(?:\berror[._-]?code|\berr_code|\bcode)["']?\s*[:=]\s*["']?([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"""
 )
 EXPLICIT_RULE = "explicit-code"
+_ANCHOR = re.compile(r"(?<![\[\\])\^|\\A")  # a ^ that is not a class's negation or a literal
+_Winner = tuple[tuple[int, int, int], str, str, str]  # rank, code, rule, priority
 
 
 # ------------------------------------------------------------------------------ attribution
@@ -92,6 +96,13 @@ class Attributor:
             for literal in rule.gate or ():
                 self._by_literal[literal] = self._by_literal.get(literal, frozenset()) | {n}
         self._index = LiteralIndex(c for r in rules for c in (*r.any_of, *r.all_of))
+        # The rules a logger's header can hide a match from: those with an anchor. Any other
+        # pattern found in the message behind a header is found in the whole line as well.
+        self._anchored = frozenset(
+            n
+            for n, r in enumerate(self._ranked)
+            if any(_ANCHOR.search(c.rx.pattern) for c in (*r.any_of, *r.all_of))
+        )
         self.model = model
         if model is not None:
             unknown = sorted(set(model.classes) - set(taxonomy.codes) - {UNATTRIBUTED})
@@ -112,13 +123,39 @@ class Attributor:
         return (self.table.layers[rule.layer].rank, PRIORITY_ORDER[rule.priority], rule.index)
 
     def attribute(self, message: str) -> Attribution:
-        """The highest-precedence code among the rules that match, or UNATTRIBUTED."""
+        """The highest-precedence code among the rules that match, or UNATTRIBUTED. The rules and the
+        model read the message, not its shipper's envelope (envelope.py)."""
+        message = unwrap(message)
         text = (
             message
             if len(message) <= SCAN_LIMIT
             else f"{message[: SCAN_LIMIT // 2]}\n{message[-SCAN_LIMIT // 2 :]}"
         )
-        winner: tuple[tuple[int, int, int], str, str, str] | None = None  # rank, code, rule, priority
+        found = self._index.found_in(text)
+        candidates = self._candidates(found)
+        winner, codes = self._match(text, found, candidates)
+        if winner is None:
+            # A rule written for the bare message ("^KeyError: 'gemma3n'$") still reads it under
+            # the logger's header; one that needs the header (a source file it names) matched above.
+            # The message's literals are the line's, or fewer: `found` still gates its rules.
+            anchored = [n for n in candidates if n in self._anchored]
+            body = strip_header(text) if anchored else text
+            if body != text:
+                winner, codes = self._match(body, found, anchored)
+        if winner is None:
+            return self._learned(text)
+        _, code, rule_id, priority = winner
+        info = self.table.info(code)
+        also = tuple(c for c in codes if c != code)
+        stage = "explicit" if rule_id == EXPLICIT_RULE else "rule"
+        return Attribution(code, info.layer, info.category, rule_id, also, priority, stage)
+
+    def _match(
+        self, text: str, found: frozenset[str], candidates: list[int]
+    ) -> tuple[_Winner | None, list[str]]:
+        """The best of the line's own code and the candidate rules that match it (positions in
+        precedence order), and every code matched."""
+        winner: _Winner | None = None
         codes: list[str] = []
         explicit = self._explicit(text)
         if explicit is not None:
@@ -130,8 +167,7 @@ class Attributor:
                 layer.priority,
             )
             codes.append(explicit)
-        found = self._index.found_in(text)
-        for n in self._candidates(found):  # in precedence order: the first match is the best rule
+        for n in candidates:  # in precedence order: the first match is the best rule
             rule = self._ranked[n]
             if rule.code in codes or not rule.matches(text, found=found):
                 continue
@@ -139,13 +175,7 @@ class Attributor:
             if winner is None or rank < winner[0]:
                 winner = (rank, rule.code, rule.id, rule.priority)
             codes.append(rule.code)
-        if winner is None:
-            return self._learned(text)
-        _, code, rule_id, priority = winner
-        info = self.table.info(code)
-        also = tuple(c for c in codes if c != code)
-        stage = "explicit" if rule_id == EXPLICIT_RULE else "rule"
-        return Attribution(code, info.layer, info.category, rule_id, also, priority, stage)
+        return winner, codes
 
     def _candidates(self, found: frozenset[str]) -> list[int]:
         """The rules that can match a line holding the literals `found` (positions in precedence

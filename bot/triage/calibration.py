@@ -21,6 +21,7 @@ import numpy as np
 
 from bot.triage.attribution import Attributor
 from bot.triage.corpus import Contact, line_key
+from bot.triage.envelope import unwrap
 from bot.triage.failure_gate import says_failure
 from bot.triage.fitting import SHIPPED, Example, Settings, fit_examples
 from bot.triage.neighbours import RareIndex, Vector, agrees
@@ -100,7 +101,7 @@ def fold_jobs(
     and the failure lines it is asked about; a fold that asks nothing is left out."""
     jobs = []
     for held, asked_all in _folds(examples, attributor, contacts, ask):
-        asked = [ex for ex in asked_all if says_failure(ex.line)]
+        asked = [ex for ex in asked_all if says_failure(unwrap(ex.line))]
         if not asked:
             continue
         # A rule's example copied from a held-out line (whole or cut) would let the fold see it.

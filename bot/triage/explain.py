@@ -9,18 +9,26 @@ is also what a reviewer reads when a model answer looks wrong.
 from __future__ import annotations
 
 from bot.triage.attribution import Attribution, Attributor
+from bot.triage.attribution_rules import Rule
+from bot.triage.envelope import unwrap
 from bot.triage.failure_gate import says_failure
+from bot.triage.log_header import strip_header
 
 NEAREST = 3
 
 
+def _matched(rule: Rule, text: str) -> list[str]:
+    folded = text.lower() if text.isascii() else None
+    return [c.rx.pattern for c in (*rule.any_of, *rule.all_of) if c.search(text, folded)]
+
+
 def explain(attributor: Attributor, message: str, got: Attribution) -> dict[str, object]:
     """The `explain` object of one answer (what `attribute --explain` adds to each line)."""
+    message = unwrap(message)  # what the rules and the model read
     out: dict[str, object] = {"stage": got.stage}
     if got.stage == "rule" and got.rule is not None:
         rule = next(r for r in attributor.rules if r.id == got.rule)
-        folded = message.lower() if message.isascii() else None
-        matched = [c.rx.pattern for c in (*rule.any_of, *rule.all_of) if c.search(message, folded)]
+        matched = _matched(rule, message) or _matched(rule, strip_header(message))
         out.update(rule=rule.id, engines=list(rule.engines), patterns=matched, example=rule.examples[0])
     elif got.stage == "explicit":
         out["reason"] = "the line carries its own error code"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from bot.triage.envelope import unwrap
 from bot.triage.taxonomy import prefix
 from tools.result import Evidence, Source
 from tools.xid import application_fault
@@ -176,9 +177,10 @@ def _learned_note(got: Attributed) -> str:
 
 def signature_text(sig: Evidence) -> str:
     """The line to attribute: ECS puts the exception in error.type / error.message, and the line
-    itself may only say "failed"."""
+    itself may only say "failed". The sample is unwrapped first: a JSON record's message joined to
+    the tail would no longer parse."""
     parts = [
-        sig.labels.get("sample") or sig.labels.get("signature", ""),
+        unwrap(sig.labels.get("sample") or sig.labels.get("signature", "")),
         sig.labels.get("tail", ""),
         sig.labels.get("error", ""),
     ]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bot.errors import ConfigError
+from bot.triage.envelope import unwrap
 from bot.triage.failure_gate import says_failure
 from bot.triage.neighbours import RareIndex, Vector, agrees
 from bot.triage.taxonomy import UNATTRIBUTED, prefix
@@ -88,14 +90,17 @@ def word_grams(chunk: str) -> list[str]:
     return [gram for n in NGRAMS for gram in _grams(padded, n)]
 
 
-def features(text: str) -> list[str]:
-    """The tokens of a line (`_tokens`) and the n-grams of each of its words (`word_grams`).
+def features(text: str, reader: Callable[[str], str] = unwrap) -> list[str]:
+    """The tokens of a line (`_tokens`) and the n-grams of each of its words (`word_grams`), read by
+    `reader`: the message without its shipper's envelope (envelope.py), its logger's header kept
+    (without it the model answered a fifth fewer lines out of fold: docs/attribution-corpus.md).
 
     Training learns these strings; scoring looks the same features up (LearnedModel._ids), and a
     test checks the two agree on every corpus line. The n-grams come length by length, word by word:
     the order changes no count, but it orders each row of the matrix scikit-learn hands its solver,
     whose sums (and so the last digits of the weights) follow it; the shipped model was fitted so.
     """
+    text = reader(text)
     folded, chunks = _prepare(text)
     out = _tokens(text, folded)
     padded = [f" {chunk} " for chunk in chunks]
@@ -228,6 +233,7 @@ class LearnedModel:
     def _ids(self, text: str) -> npt.NDArray[np.intp]:
         """The vocabulary index of every feature of `text` found in the vocabulary, repeats kept:
         the same multiset as looking each string of `features(text)` up."""
+        text = unwrap(text)
         folded, chunks = _prepare(text)
         get = self.vocabulary.get
         ids = [j for j in map(get, _tokens(text, folded)) if j is not None]
@@ -283,7 +289,7 @@ class LearnedModel:
     def guess(self, text: str) -> Guess:
         """`best`, asked only of a line that says something failed (FAILURE_WORDS): any other line is
         not an error line, and costs no scoring."""
-        if not says_failure(text):
+        if not says_failure(unwrap(text)):
             return Guess(UNATTRIBUTED, 0.0, False)
         return self.best(text)
 

@@ -1,14 +1,15 @@
 """The error lines `attribute` reads: JSON Lines records (ECS, Fluent Bit, a plain `message`) or
-plain text, and what of each is attributed and when it happened."""
+plain text in any envelope `envelope.unwrap` knows, and what of each is attributed and when it
+happened."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
 from bot.triage.attribution import Attributor
+from bot.triage.envelope import json_record, record_message, unwrap
 from tools.result import parse_time
 
 _TIME_FIELDS = ("@timestamp", "timestamp", "time", "ts")
@@ -16,44 +17,28 @@ _TIME_FIELDS = ("@timestamp", "timestamp", "time", "ts")
 
 def _record(line: str) -> dict[str, Any] | None:
     """The JSON object a line holds, None for plain text (or JSON that is not an object)."""
-    if not line.startswith("{"):
-        return None
-    try:
-        obj: Any = json.loads(line)
-    except ValueError:
-        return None
-    return obj if isinstance(obj, dict) else None
+    return json_record(line) if line.startswith("{") else None
 
 
 def read_line(line: str) -> tuple[str, datetime | None]:
     """The text to attribute and the time of one input line, parsing a JSON record once."""
     obj = _record(line)
     if obj is None:
-        return line, None
+        return unwrap(line), None
     return _message(obj, line), _time(obj)
 
 
 def message_of(line: str) -> str:
-    """The text to attribute in one input line: a JSON object's message fields, else the line."""
-    obj = _record(line)
-    return line if obj is None else _message(obj, line)
+    """The text to attribute in one input line: a JSON object's message fields, else the message
+    inside the line's envelope (envelope.py)."""
+    return read_line(line)[0]
 
 
 def _message(obj: dict[str, Any], line: str) -> str:
-    nested = obj.get("error")
-    error: dict[str, Any] = nested if isinstance(nested, dict) else {}
-    parts: list[str] = []
-    for value in (
-        obj.get("message", obj.get("msg", obj.get("log"))),
-        obj.get("error.type", error.get("type")),
-        obj.get("error.message", error.get("message")),
-    ):
-        if isinstance(value, str) and value.strip() and value not in parts:
-            parts.append(value)
-    code = obj.get("error.code", error.get("code"))
-    if isinstance(code, str) and code:
-        parts.append(f"error.code={code}")
-    return " | ".join(parts) if parts else line
+    """A record's message; an object given here is taken as a record even with no level or time
+    beside its message (`{"message": ...}` is how a file of error lines may be written)."""
+    message = record_message(obj, known_record=True)
+    return unwrap(message) if message else line
 
 
 def attribute_lines(lines: Iterable[str], attributor: Attributor) -> Iterator[dict[str, object]]:

@@ -18,6 +18,8 @@ import json
 import re
 from typing import Any
 
+from tools.dotted import lookup
+
 # containerd / CRI-O log files: "<RFC 3339 time> <stream> <P|F> <message>" (kubelet's CRI logging).
 _CRI = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:stdout|stderr) [PF] ")
 # syslog (RFC 3164) and journald's short format: "Dec  7 15:42:03 host ident[pid]: message";
@@ -147,18 +149,6 @@ def json_record(text: str) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
-def _field(record: dict[str, Any], name: str) -> Any:
-    """A field by its flat name ("error.type" as ECS may store it) or its nested path."""
-    if name in record:
-        return record[name]
-    value: Any = record
-    for part in name.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
 def record_message(record: dict[str, Any], *, known_record: bool = False) -> str | None:
     """A log record's message, then what it says of the error, then its other fields, joined by
     " | "; None when the object is not a log record: no message field, or (unless the caller knows
@@ -166,19 +156,19 @@ def record_message(record: dict[str, Any], *, known_record: bool = False) -> str
     if not known_record and not RECORD_FIELDS.intersection(record) and not _has_nested_record_field(record):
         return None
     message = next(
-        (v for v in (_field(record, name) for name in MESSAGE_FIELDS) if isinstance(v, str) and v.strip()),
+        (v for v in (lookup(record, name) for name in MESSAGE_FIELDS) if isinstance(v, str) and v.strip()),
         None,
     )
     if message is None:
         return None
     parts = [message]
     for name in ERROR_FIELDS:
-        value = _field(record, name)
+        value = lookup(record, name)
         if value is None:
-            value = _field(record, f"fields.{name}")
+            value = lookup(record, f"fields.{name}")
         if isinstance(value, str) and value.strip() and value not in parts:
             parts.append(value)
-    code = _field(record, "error.code")
+    code = lookup(record, "error.code")
     if isinstance(code, str | int) and not isinstance(code, bool) and str(code):
         parts.append(f"error.code={code}")
     nested = record.get("fields")

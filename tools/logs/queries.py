@@ -1,8 +1,9 @@
 """Which documents belong to an incident, which lines are problems, and how a line is read back.
 
 Every query is built from the resolved fields (`fields.Fields`), so the same scope selects the same
-lines whether a shipper wrote ECS, Fluent Bit or flat keys. `lookup` reads a `_source` path whether
-it was sent nested (`{"kubernetes": {"pod": ...}}`) or as a dotted key (`{"kubernetes.pod.name": ...}`).
+lines whether a shipper wrote ECS, Fluent Bit or flat keys. `tools.dotted.lookup` reads a `_source`
+path whether it was sent nested (`{"kubernetes": {"pod": ...}}`) or as a dotted key
+(`{"kubernetes.pod.name": ...}`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from tools.dotted import lookup
 from tools.logs.fields import ECS, TIMESTAMP, Fields, assume
 from tools.result import Window
 
@@ -92,23 +94,6 @@ def problems(fields: Fields) -> dict[str, Any]:
     if fields.error_type:
         should.append({"exists": {"field": fields.error_type}})
     return {"bool": {"should": should or [{"match_none": {}}], "minimum_should_match": 1}}
-
-
-def lookup(source: Any, path: str) -> Any:
-    """The value at a dotted `_source` path, nested or sent as a dotted key (or a mix of both)."""
-    if not isinstance(source, dict):
-        return None
-    if path in source:
-        return source[path]
-    head, _, rest = path.partition(".")
-    while rest:
-        if head in source:
-            found = lookup(source[head], rest)
-            if found is not None:
-                return found
-        step, _, rest = rest.partition(".")
-        head = f"{head}.{step}"
-    return source.get(head)
 
 
 def text(source: Any, path: str | None) -> str:

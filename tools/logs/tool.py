@@ -15,10 +15,11 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
+from tools.dotted import lookup
 from tools.logs.client import Flavour, LogClient
 from tools.logs.fields import PRESETS, TIMESTAMP, Fields, choose
 from tools.logs.mining import mine, sample_body
-from tools.logs.queries import LogScope, iso, lookup, problems, text
+from tools.logs.queries import LogScope, iso, problems, text
 from tools.logs.signatures import categorize_aggs, evidence, from_bucket
 from tools.result import DEFAULT_TIMEOUT, Evidence, Gap, Source, ToolResult, Window, bounded, parse_time
 
